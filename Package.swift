@@ -1,0 +1,52 @@
+// swift-tools-version: 6.0
+// sitegen: a static site and report generator over SQLite and results controllers.
+import PackageDescription
+
+let package = Package(
+    name: "sitegen",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "sitegen", targets: ["sitegen"]),
+        .library(name: "ResultsController", targets: ["ResultsController"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // C boundaries: Debian's libsqlite3-dev and libcmark-gfm-dev / libcmark-gfm-extensions-dev.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCmarkGFM",
+            pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+        ),
+
+        // Pipeline stages, lowest first (DESIGN.md: left may import right, never the reverse).
+        .target(name: "SiteStore", dependencies: ["CSQLite"]),
+        .target(name: "ResultsController", dependencies: ["SiteStore"]),
+        .target(name: "SiteSources", dependencies: ["Yams"]),
+        .target(name: "SiteRender", dependencies: [
+            "CCmarkGFM",
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
+        .target(name: "SiteBuild", dependencies: [
+            "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams",
+        ]),
+        .executableTarget(name: "sitegen", dependencies: [
+            "SiteBuild",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
+        .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore"]),
+        .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SiteRenderTests", dependencies: ["SiteRender"]),
+        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore"]),
+    ]
+)

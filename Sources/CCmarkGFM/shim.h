@@ -1,0 +1,5 @@
+#ifndef SITEGEN_CCMARKGFM_SHIM_H
+#define SITEGEN_CCMARKGFM_SHIM_H
+#include <cmark-gfm.h>
+#include <cmark-gfm-core-extensions.h>
+#endif

@@ -1,0 +1,102 @@
+import Foundation
+import SiteSources
+import SiteStore
+
+/// The load stage: reads every collection's sources and makes the store match them, in one transaction.
+///
+/// A source that fails keeps its previous rows; its problem is reported and the others still load.
+struct CollectionLoader {
+    let root: URL
+    let config: SiteConfig
+    let store: SiteStore
+
+    struct Outcome {
+        var changeset = Changeset()
+        var problems: [SourceError] = []
+        var warnings: [SourceError] = []
+        var sourcesRead = 0
+    }
+
+    func load() throws -> Outcome {
+        try store.transaction {
+            var outcome = Outcome()
+            for collection in config.collections {
+                let schema = Self.schema(for: collection, listings: config.listings)
+                try store.prepareTable(schema)
+                var changes = Changeset.TableChanges()
+                var present = Set<String>()
+                for pattern in collection.sources {
+                    for file in SourceGlob(pattern: pattern).files(under: root) where present.insert(file).inserted {
+                        outcome.sourcesRead += 1
+                        do {
+                            let result = try source(for: collection, file: file).read()
+                            outcome.warnings += result.warnings
+                            let rows = result.records.map { Self.storedRow($0, schema: schema) }
+                            let tableChanges = try store.replaceRows(of: file, in: schema, with: rows)
+                            changes.inserted.formUnion(tableChanges.inserted)
+                            changes.updated.formUnion(tableChanges.updated)
+                            changes.deleted.formUnion(tableChanges.deleted)
+                            try store.recordSourceStatus(file, collection: collection.name, failure: nil)
+                        } catch let error as SourceError {
+                            outcome.problems.append(error)
+                            try store.recordSourceStatus(file, collection: collection.name, failure: error.reason)
+                        } catch let error as StoreError {
+                            let problem = SourceError(file: file, reason: error.description)
+                            outcome.problems.append(problem)
+                            try store.recordSourceStatus(file, collection: collection.name, failure: problem.reason)
+                        }
+                    }
+                }
+                if present.isEmpty {
+                    outcome.warnings.append(SourceError(file: "sitegen.yml",
+                        reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
+                }
+                let removed = try store.deleteRows(ofSourcesOtherThan: present, in: schema)
+                changes.deleted.formUnion(removed.deleted)
+                outcome.changeset.merge(Changeset(tables: [collection.name: changes]))
+            }
+            return outcome
+        }
+    }
+
+    private func source(for collection: CollectionConfig, file: String) -> any Source {
+        let url = root.appendingPathComponent(file)
+        switch collection.kind {
+        case .csv: return CSVSource(url: url, displayName: file, key: collection.key!, fields: collection.fields)
+        case .feed: return FeedSource(url: url, displayName: file)
+        case .markdown: return MarkdownSource(url: url, displayName: file, fields: collection.fields)
+        }
+    }
+
+    /// The table for a collection: a column per field, indexes for the fields its listings sort on first.
+    static func schema(for collection: CollectionConfig, listings: [ListingConfig]) -> CollectionSchema {
+        let columns = collection.fields.map { field -> (String, CollectionSchema.ColumnType) in
+            switch field.type {
+            case .integer, .bool: return (field.name, .integer)
+            case .real: return (field.name, .real)
+            case .text, .date, .datetime: return (field.name, .text)
+            }
+        }
+        var indexed: [String] = []
+        for listing in listings where listing.from == collection.name {
+            if let first = listing.sort.first?.field, first != "_key", !indexed.contains(first) { indexed.append(first) }
+        }
+        return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed)
+    }
+
+    static func storedRow(_ record: Record, schema: CollectionSchema) -> StoredRow {
+        var hash = ContentHash()
+        let values = schema.columns.map { column -> DatabaseValue in
+            let value = record.fields[column.name] ?? .null
+            hash.combine(column.name)
+            switch value {
+            case .null: hash.combine("\u{0}"); return .null
+            case .text(let text): hash.combine("t" + text); return .text(text)
+            case .integer(let number): hash.combine("i\(number)"); return .integer(number)
+            case .real(let number): hash.combine("r\(number)"); return .real(number)
+            case .bool(let flag): hash.combine(flag ? "b1" : "b0"); return .integer(flag ? 1 : 0)
+            }
+        }
+        return StoredRow(key: record.key, line: record.line, contentHash: hash.signed, values: values)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import ResultsController
+import SiteRender
+import SiteSources
+import SiteStore
+
+/// Renders the pages of listings and detail pages through the templates, reading rows through results controllers.
+struct PageRenderer {
+    let config: SiteConfig
+    let templates: TemplateSet
+    let database: Database
+    let writer: OutputWriter
+
+    private var site: [String: Any] { ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath] }
+    private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
+
+    /// The menu every page shows: each listing, then the pages of Markdown collections, by title.
+    func navigation() throws -> [[String: Any]] {
+        var items: [[String: Any]] = config.listings.map {
+            ["title": $0.title, "url": config.basePath + $0.path.drop { $0 == "/" }]
+        }
+        for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
+            let presenter = RecordPresenter(collection: collection, basePath: config.basePath)
+            let request = FetchRequest(table: collection.name, idColumn: "_id", sortDescriptors: [SortDescriptor(key: "_key")])
+            let controller = try ResultsController(database: database, request: request)
+            try controller.performFetch()
+            for row in try controller.objects(in: 0..<controller.fetchedIDs.count) {
+                if let path = presenter.detailPath(row) { items.append(["title": presenter.title(row), "url": presenter.url(path)]) }
+            }
+        }
+        return items
+    }
+
+    /// Writes every page of `listing`: page 1 at its path, page N at `path/page/N/`.
+    func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws {
+        let collection = config.collection(named: listing.from)!
+        let presenter = RecordPresenter(collection: collection, basePath: config.basePath)
+        let controller = try fetch(listing.name, FetchRequest(
+            table: listing.from, idColumn: "_id", filter: listing.filter,
+            sortDescriptors: listing.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) },
+            batchSize: listing.pageSize))
+        let paginator = Paginator(rowCount: controller.fetchedIDs.count, pageSize: listing.pageSize, basePath: listing.path)
+        let link = { (page: Int) in presenter.url(paginator.path(ofPage: page)) }
+        for number in 1...paginator.pageCount {
+            let items = try controller.objects(in: paginator.rows(onPage: number)).map(presenter.context)
+            var pagination: [String: Any] = [
+                "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
+                "first": link(1), "last": link(paginator.pageCount),
+                "pages": (1...paginator.pageCount).map { ["number": $0, "url": link($0), "current": $0 == number] },
+                "multiple": paginator.pageCount > 1,
+            ]
+            if number > 1 { pagination["prev"] = link(number - 1) }
+            if number < paginator.pageCount { pagination["next"] = link(number + 1) }
+            let title = number == 1 ? listing.title : "\(listing.title) — page \(number)"
+            let context: [String: Any] = [
+                "site": site, "nav": navigation, "pageTitle": title,
+                "listing": ["name": listing.name, "title": listing.title],
+                "items": items, "empty": items.isEmpty, "pagination": pagination,
+            ]
+            try write(templates.render(listing.template, context: context), path: paginator.path(ofPage: number))
+        }
+    }
+
+    /// Writes one page per row of `collection`, with previous/next in its primary listing's order
+    /// (the first listing of it); returns the records whose page path collided with another's.
+    func renderDetails(of collection: CollectionConfig, navigation: [[String: Any]]) throws -> [SourceError] {
+        guard let detail = collection.detail else { return [] }
+        let presenter = RecordPresenter(collection: collection, basePath: config.basePath)
+        let primary = config.listings.first { $0.from == collection.name }
+        let sort = primary?.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) } ?? [SortDescriptor(key: "_key")]
+        let controller = try fetch(primary?.name ?? collection.name, FetchRequest(
+            table: collection.name, idColumn: "_id", sortDescriptors: sort, batchSize: 100))
+        let count = controller.fetchedIDs.count
+        var owners: [String: String] = [:]
+        var problems: [SourceError] = []
+        for offset in 0..<count {
+            let row = try controller.objects(in: offset..<(offset + 1))[0]
+            guard let path = presenter.detailPath(row) else { continue }
+            let key = row["_key"]?.stringValue ?? ""
+            if let owner = owners[path] {
+                let source = row["_source"]?.stringValue ?? collection.name
+                let line = row["_line"]?.int64Value.map(Int.init)
+                problems.append(SourceError(file: source, line: line, reason:
+                    "record '\(key)' would be published at \(path), which record '\(owner)' already has; make '\(detail.path)' unique"))
+                continue
+            }
+            owners[path] = key
+            var context: [String: Any] = [
+                "site": site, "nav": navigation, "pageTitle": presenter.title(row),
+                "record": presenter.context(row), "title": presenter.title(row),
+            ]
+            if let field = detail.bodyField, let text = row[field]?.stringValue {
+                context["body"] = body.html(text, format: detail.bodyFormat)
+            }
+            if offset > 0, let previous = try controller.objects(in: (offset - 1)..<offset).first {
+                context["prev"] = neighbour(previous, presenter)
+            }
+            if offset + 1 < count, let next = try controller.objects(in: (offset + 1)..<(offset + 2)).first {
+                context["next"] = neighbour(next, presenter)
+            }
+            try write(templates.render(detail.template, context: context), path: path)
+        }
+        return problems
+    }
+
+    private func neighbour(_ row: Row, _ presenter: RecordPresenter) -> [String: Any] {
+        ["title": presenter.title(row), "url": presenter.detailPath(row).map(presenter.url) ?? ""]
+    }
+
+    private func fetch(_ name: String, _ request: FetchRequest) throws -> ResultsController {
+        do {
+            let controller = try ResultsController(database: database, request: request)
+            try controller.performFetch()
+            return controller
+        } catch let error as SQLiteError {
+            throw BuildError.listing(name: name, reason: error.message)
+        } catch let error as ResultsControllerError {
+            throw BuildError.listing(name: name, reason: error.description)
+        }
+    }
+
+    private func write(_ html: String, path: String) throws {
+        try writer.write(html, to: String(path.dropFirst()) + "index.html")
+    }
+}

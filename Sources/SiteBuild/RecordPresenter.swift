@@ -1,0 +1,75 @@
+import Foundation
+import SiteRender
+import SiteStore
+
+/// Turns a stored row of a collection into what templates see: its fields, its key, its page URL and title.
+struct RecordPresenter {
+    let collection: CollectionConfig
+    let basePath: String
+
+    /// The site path of the row's detail page (`/banks/10538/`), `nil` when the collection has none.
+    func detailPath(_ row: Row) -> String? {
+        guard let detail = collection.detail else { return nil }
+        return PathPattern(detail.path).fill { name in
+            (name == "key" ? row["_key"] : row[name])?.stringValue
+        }
+    }
+
+    /// The title shown for the row: the detail's title field, else `title`, else the key.
+    func title(_ row: Row) -> String {
+        let field = collection.detail?.titleField ?? "title"
+        return row[field]?.stringValue ?? row["_key"]?.stringValue ?? ""
+    }
+
+    /// The row as a template context: every non-null field by name, plus `key`, `title` and `url`.
+    func context(_ row: Row) -> [String: Any] {
+        var context: [String: Any] = [:]
+        for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") {
+            if let text = value.stringValue { context[column] = text }
+        }
+        context["key"] = row["_key"]?.stringValue ?? ""
+        context["title"] = title(row)
+        if let path = detailPath(row) { context["url"] = url(path) }
+        return context
+    }
+
+    /// A site path as a link: the base path joined with it.
+    func url(_ path: String) -> String {
+        basePath + path.drop { $0 == "/" }
+    }
+}
+
+/// Renders a detail page's body field as its declared format asks.
+struct BodyFormatter {
+    let markdown: MarkdownRenderer
+
+    func html(_ text: String, format: DetailConfig.BodyFormat) -> String {
+        switch format {
+        case .markdown: return markdown.html(text)
+        case .html: return text
+        case .text:
+            return text.components(separatedBy: "\n\n")
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .filter { !$0.isEmpty }
+                .map { "<p>" + escapeHTML($0) + "</p>\n" }
+                .joined()
+        }
+    }
+}
+
+/// `text` with the five HTML-special characters escaped.
+func escapeHTML(_ text: String) -> String {
+    var escaped = ""
+    escaped.reserveCapacity(text.utf8.count)
+    for character in text {
+        switch character {
+        case "&": escaped += "&amp;"
+        case "<": escaped += "&lt;"
+        case ">": escaped += "&gt;"
+        case "\"": escaped += "&quot;"
+        case "'": escaped += "&#39;"
+        default: escaped.append(character)
+        }
+    }
+    return escaped
+}

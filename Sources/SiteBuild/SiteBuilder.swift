@@ -1,0 +1,93 @@
+import Foundation
+import ResultsController
+import SiteRender
+import SiteSources
+import SiteStore
+
+/// Builds a site: loads its sources into the store, runs each listing through a results controller,
+/// renders listing and detail pages through the templates, and writes them under the output folder.
+///
+/// ```swift
+/// let summary = try SiteBuilder(root: URL(fileURLWithPath: "."), outputDirectory: nil).build()
+/// print(summary.report)
+/// ```
+public struct SiteBuilder {
+    /// The site root: where `sitegen.yml`, `content/` and `Templates/` are.
+    public let root: URL
+    /// Where pages go; `output/` under the root by default.
+    public let outputDirectory: URL
+    /// Where the store lives; `.sitegen/store.sqlite` under the root by default.
+    public let storePath: URL
+
+    public init(root: URL, outputDirectory: URL? = nil, storePath: URL? = nil) {
+        self.root = root.standardizedFileURL
+        self.outputDirectory = outputDirectory ?? root.appendingPathComponent("output")
+        self.storePath = storePath ?? root.appendingPathComponent(".sitegen/store.sqlite")
+    }
+
+    /// Runs the whole pipeline. Throws when the site cannot be built at all (configuration, templates);
+    /// bad sources are reported in the summary and the rest still builds.
+    public func build() throws -> BuildSummary {
+        var summary = BuildSummary()
+        var clock = StageClock()
+        let config: SiteConfig
+        do {
+            config = try SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")
+        } catch {
+            throw BuildError.config(error)
+        }
+        let templates: TemplateSet
+        do {
+            templates = try TemplateSet(directory: root.appendingPathComponent("Templates"))
+        } catch {
+            throw BuildError.templates(error)
+        }
+        let store = try SiteStore(path: storePath.path)
+        clock.lap("config", into: &summary)
+
+        let loaded = try CollectionLoader(root: root, config: config, store: store).load()
+        summary.problems += loaded.problems
+        summary.warnings += loaded.warnings
+        summary.sourcesRead = loaded.sourcesRead
+        for changes in loaded.changeset.tables.values {
+            summary.rowsInserted += changes.inserted.count
+            summary.rowsUpdated += changes.updated.count
+            summary.rowsDeleted += changes.deleted.count
+        }
+        clock.lap("load", into: &summary)
+
+        let writer = OutputWriter(root: outputDirectory)
+        let renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer)
+        do {
+            let navigation = try renderer.navigation()
+            for listing in config.listings { try renderer.renderListing(listing, navigation: navigation) }
+            for collection in config.collections where collection.detail != nil {
+                summary.problems += try renderer.renderDetails(of: collection, navigation: navigation)
+            }
+        } catch let error as TemplateError {
+            throw BuildError.templates(error)
+        } catch let error as CocoaError {
+            throw BuildError.output(path: error.userInfo[NSFilePathErrorKey] as? String ?? outputDirectory.path,
+                                    reason: error.localizedDescription)
+        }
+        clock.lap("render", into: &summary)
+
+        summary.pagesDeleted = writer.deleteStale(previous: try store.outputManifest())
+        try store.transaction { try store.replaceOutputManifest(writer.manifest) }
+        summary.pagesWritten = writer.written
+        summary.pagesUnchanged = writer.unchanged
+        clock.lap("write", into: &summary)
+        return summary
+    }
+}
+
+/// Measures the time each stage takes.
+private struct StageClock {
+    private var start = DispatchTime.now()
+
+    mutating func lap(_ stage: String, into summary: inout BuildSummary) {
+        let now = DispatchTime.now()
+        summary.stageSeconds.append((stage, Double(now.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9))
+        start = now
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import SiteSources
+import Yams
+
+/// A site as `sitegen.yml` declares it: settings, collections and listings.
+public struct SiteConfig: Sendable {
+    /// The site's name, shown in every page's title.
+    public var title: String
+    /// The absolute URL the site is published at, ending with `/`.
+    public var baseURL: String
+    /// Whether raw HTML in Markdown (and HTML bodies from feeds) is published as is.
+    public var allowsRawHTML: Bool
+    /// Collections in declaration order.
+    public var collections: [CollectionConfig]
+    /// Listings in declaration order.
+    public var listings: [ListingConfig]
+
+    /// The path part of `baseURL`, ending with `/`: what site-relative links start with.
+    public var basePath: String {
+        let path = URL(string: baseURL)?.path ?? "/"
+        return path.hasSuffix("/") ? path : path + "/"
+    }
+
+    /// The collection named `name`.
+    public func collection(named name: String) -> CollectionConfig? {
+        collections.first { $0.name == name }
+    }
+
+    /// Reads and checks the configuration file at `url`; `displayName` is how errors name it.
+    public init(contentsOf url: URL, displayName: String) throws(ConfigError) {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            let missing = !FileManager.default.fileExists(atPath: url.path)
+            throw ConfigError(file: displayName, reason: missing
+                ? "not found; a site needs a sitegen.yml at its root (see README.md for an example)"
+                : "cannot be read as UTF-8 text")
+        }
+        try self.init(yaml: text, file: displayName)
+    }
+
+    /// Parses configuration text; `file` is how errors name it.
+    public init(yaml text: String, file: String) throws(ConfigError) {
+        let reader = YAMLConfigReader(file: file)
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ConfigError(file: file, line: 1, reason: "the file is empty; expected at least 'title' and 'collections'")
+            }
+            root = node
+        } catch let error as ConfigError {
+            throw error
+        } catch let error as YamlError {
+            throw Self.configError(error, file: file)
+        } catch {
+            throw ConfigError(file: file, reason: "\(error)")
+        }
+        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "unsafe", "collections", "listings"])
+        var title: String?, baseURL = "/", allowsRawHTML = false
+        var collections: [CollectionConfig] = [], listingNodes: Node?
+        for (key, _, value) in entries {
+            switch key {
+            case "title": title = try reader.string(value, "title")
+            case "baseURL":
+                baseURL = try reader.string(value, "baseURL")
+                if !baseURL.hasSuffix("/") { baseURL += "/" }
+                guard URL(string: baseURL) != nil else { throw reader.error(value, "baseURL must be a URL, such as https://example.org/") }
+            case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
+            case "collections":
+                for (name, nameNode, body) in try reader.mapping(value, "collections") {
+                    collections.append(try CollectionConfig(name: name, nameNode: nameNode, node: body, reader: reader))
+                }
+            default: listingNodes = value
+            }
+        }
+        guard let title else { throw reader.error(root, "missing 'title'; expected the site's name, e.g. title: Failed Bank Watch") }
+        guard !collections.isEmpty else { throw reader.error(root, "missing 'collections'; expected at least one collection") }
+        self.title = title
+        self.baseURL = baseURL
+        self.allowsRawHTML = allowsRawHTML
+        self.collections = collections
+        var listings: [ListingConfig] = []
+        if let listingNodes {
+            for (name, nameNode, body) in try reader.mapping(listingNodes, "listings") {
+                listings.append(try ListingConfig(name: name, nameNode: nameNode, node: body, reader: reader, collections: collections))
+            }
+        }
+        self.listings = listings
+        for collection in collections where collection.detail?.bodyFormat == .html && !allowsRawHTML {
+            throw ConfigError(file: file, reason: "collection '\(collection.name)' publishes HTML bodies, which needs 'unsafe: true'")
+        }
+    }
+
+    private static func configError(_ error: YamlError, file: String) -> ConfigError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return ConfigError(file: file, line: mark.line, column: mark.column, reason: "invalid YAML: \(problem)")
+        default:
+            return ConfigError(file: file, reason: "invalid YAML: \(error)")
+        }
+    }
+}
+
+/// One collection: where its records come from, how they are typed, and where its detail pages go.
+public struct CollectionConfig: Sendable {
+    /// The source formats sitegen reads.
+    public enum Kind: String, Sendable, CaseIterable {
+        case csv, feed, markdown
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// Glob patterns relative to the site root.
+    public var sources: [String]
+    /// The column whose value identifies a record (CSV); feeds use the item id, Markdown the file name.
+    public var key: String?
+    /// Declared fields and their types, in order, including the ones a kind always has.
+    public var fields: [(name: String, type: FieldType)]
+    /// The detail pages, if the collection has them.
+    public var detail: DetailConfig?
+
+    /// The fields every feed item has.
+    static let feedFields: [(String, FieldType)] = [
+        ("title", .text), ("link", .text), ("published", .datetime), ("updated", .datetime), ("author", .text),
+        ("summary", .text), ("content", .text), ("categories", .text), ("slug", .text),
+    ]
+
+    init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {
+        self.name = try reader.identifier(name, nameNode, "a collection name")
+        var kind: Kind?, sources: [String] = [], key: String?, fields: [(String, FieldType)] = [], detailNode: Node?
+        for (entry, _, value) in try reader.mapping(node, "collection '\(name)'", allowed: ["kind", "sources", "key", "fields", "detail"]) {
+            switch entry {
+            case "kind":
+                let text = try reader.string(value, "kind")
+                guard let parsed = Kind(rawValue: text) else {
+                    throw reader.error(value, "unknown kind '\(text)'; expected one of: csv, feed, markdown")
+                }
+                kind = parsed
+            case "sources": sources = try reader.strings(value, "sources")
+            case "key": key = try reader.string(value, "key")
+            case "fields":
+                for (field, fieldNode, typeNode) in try reader.mapping(value, "fields of '\(name)'") {
+                    let typeName = try reader.string(typeNode, "the type of '\(field)'")
+                    guard let type = FieldType(rawValue: typeName) else {
+                        throw reader.error(typeNode, "unknown type '\(typeName)' for '\(field)'; expected one of: "
+                            + FieldType.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    fields.append((try reader.identifier(field, fieldNode, "a field name"), type))
+                }
+            default: detailNode = value
+            }
+        }
+        guard let kind else { throw reader.error(node, "collection '\(name)' needs a 'kind': csv, feed or markdown") }
+        guard !sources.isEmpty else { throw reader.error(node, "collection '\(name)' needs 'sources': one or more file patterns") }
+        switch kind {
+        case .csv:
+            guard !fields.isEmpty else { throw reader.error(node, "CSV collection '\(name)' needs 'fields': each column and its type") }
+            guard let key else { throw reader.error(node, "CSV collection '\(name)' needs a 'key': the column that identifies a row") }
+            guard fields.contains(where: { $0.0 == key }) else {
+                throw reader.error(node, "the key '\(key)' of '\(name)' is not one of its fields")
+            }
+        case .feed:
+            guard fields.isEmpty, key == nil else {
+                throw reader.error(node, "feed collection '\(name)' has fixed fields and keys; remove 'fields' and 'key'")
+            }
+            fields = Self.feedFields
+        case .markdown:
+            guard key == nil else { throw reader.error(node, "Markdown collection '\(name)' is keyed by file name; remove 'key'") }
+            for implicit in ["title", "body", "slug"] where !fields.contains(where: { $0.0 == implicit }) {
+                fields.append((implicit, .text))
+            }
+        }
+        self.kind = kind
+        self.sources = sources
+        self.key = key
+        self.fields = fields
+        if let detailNode {
+            detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0))
+        }
+    }
+
+    /// Whether `name` is a field (or the key pseudo-field) of this collection.
+    func hasField(_ name: String) -> Bool { name == "key" || fields.contains { $0.name == name } }
+}
+
+/// How a collection's detail pages are made: one page per record.
+public struct DetailConfig: Sendable {
+    /// How the body field is published.
+    public enum BodyFormat: String, Sendable {
+        case markdown, html, text
+    }
+
+    /// The page path, with `{field}` placeholders (and `{key}`), e.g. `/banks/{key}/`.
+    public var path: String
+    public var template: String
+    /// The field shown as the page title.
+    public var titleField: String?
+    /// The field rendered as the page body.
+    public var bodyField: String?
+    public var bodyFormat: BodyFormat
+
+    init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String]) throws(ConfigError) {
+        var path: String?, template = "detail", titleField: String?, bodyField: String?, bodyFormat = BodyFormat.markdown
+        for (key, _, value) in try reader.mapping(node, "detail of '\(collection)'", allowed: ["path", "template", "title", "body", "format"]) {
+            switch key {
+            case "path": path = try reader.string(value, "path")
+            case "template": template = try reader.string(value, "template")
+            case "title", "body":
+                let field = try reader.string(value, key)
+                guard fields.contains(field) else {
+                    throw reader.error(value, "'\(field)' is not a field of '\(collection)'; fields: \(fields.joined(separator: ", "))")
+                }
+                if key == "title" { titleField = field } else { bodyField = field }
+            default:
+                let text = try reader.string(value, "format")
+                guard let format = BodyFormat(rawValue: text) else {
+                    throw reader.error(value, "unknown body format '\(text)'; expected markdown, html or text")
+                }
+                bodyFormat = format
+            }
+        }
+        guard let path, path.hasPrefix("/"), path.hasSuffix("/") else {
+            throw reader.error(node, "detail of '\(collection)' needs a 'path' that starts and ends with '/', e.g. /\(collection)/{key}/")
+        }
+        for placeholder in PathPattern(path).placeholders where placeholder != "key" && !fields.contains(placeholder) {
+            throw reader.error(node, "the path '\(path)' uses {\(placeholder)}, which is not a field of '\(collection)'")
+        }
+        guard PathPattern(path).placeholders.count > 0 else {
+            throw reader.error(node, "the path '\(path)' must name the record, e.g. with {key}, or every record would share one page")
+        }
+        self.path = path
+        self.template = template
+        self.titleField = titleField
+        self.bodyField = bodyField
+        self.bodyFormat = bodyFormat
+    }
+}
+
+/// One listing: a collection's rows, filtered and sorted, paginated through a template.
+public struct ListingConfig: Sendable {
+    public var name: String
+    /// The collection listed.
+    public var from: String
+    /// An SQL predicate on the collection's fields.
+    public var filter: String?
+    /// Sort keys, each a field name, `-` first for descending.
+    public var sort: [(field: String, ascending: Bool)]
+    public var pageSize: Int
+    /// The path of page 1, starting and ending with `/`.
+    public var path: String
+    public var template: String
+    /// The heading the listing's pages show.
+    public var title: String
+
+    init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader, collections: [CollectionConfig]) throws(ConfigError) {
+        self.name = try reader.identifier(name, nameNode, "a listing name")
+        var from: String?, filter: String?, sort: [(String, Bool)] = [], pageSize = 20, path: String?
+        var template = "list", title: String?
+        let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title"]
+        for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
+            switch key {
+            case "from":
+                let collection = try reader.string(value, "from")
+                guard collections.contains(where: { $0.name == collection }) else {
+                    throw reader.error(value, "no collection named '\(collection)'; collections: "
+                        + collections.map(\.name).joined(separator: ", "))
+                }
+                from = collection
+            case "where": filter = try reader.string(value, "where")
+            case "sort":
+                guard let collection = from.flatMap({ name in collections.first { $0.name == name } }) else {
+                    throw reader.error(value, "'sort' must come after 'from' in listing '\(name)'")
+                }
+                for term in try reader.strings(value, "sort") {
+                    let field = term.hasPrefix("-") ? String(term.dropFirst()) : term
+                    guard collection.hasField(field) else {
+                        throw reader.error(value, "cannot sort on '\(field)': it is not a field of '\(collection.name)'")
+                    }
+                    sort.append((field == "key" ? "_key" : field, !term.hasPrefix("-")))
+                }
+            case "pageSize": pageSize = try reader.integer(value, "pageSize", minimum: 1)
+            case "path":
+                let text = try reader.string(value, "path")
+                guard text.hasPrefix("/"), text.hasSuffix("/") else {
+                    throw reader.error(value, "path must start and end with '/', e.g. /banks/")
+                }
+                path = text
+            case "template": template = try reader.string(value, "template")
+            default: title = try reader.string(value, "title")
+            }
+        }
+        guard let from else { throw reader.error(node, "listing '\(name)' needs 'from': the collection it lists") }
+        guard let path else { throw reader.error(node, "listing '\(name)' needs 'path': where its first page goes, e.g. /") }
+        self.from = from
+        self.filter = filter
+        self.sort = sort
+        self.pageSize = pageSize
+        self.path = path
+        self.template = template
+        self.title = title ?? name
+    }
+}

@@ -1,0 +1,32 @@
+/// Splits a run of rows into numbered pages of a fixed size and names their URLs.
+///
+/// Page 1 is at the listing's path; page N at `path + "page/N/"`, the convention Hugo and Jekyll sites use.
+public struct Paginator: Sendable, Hashable {
+    /// How many rows the listing has.
+    public var rowCount: Int
+    /// Rows per page.
+    public var pageSize: Int
+    /// The path of page 1, starting and ending with `/`.
+    public var basePath: String
+
+    public init(rowCount: Int, pageSize: Int, basePath: String) {
+        precondition(pageSize > 0, "pageSize must be positive")
+        self.rowCount = rowCount
+        self.pageSize = pageSize
+        self.basePath = basePath
+    }
+
+    /// How many pages: at least one, so an empty listing still has its page saying so.
+    public var pageCount: Int { max(1, (rowCount + pageSize - 1) / pageSize) }
+
+    /// The row offsets on page `number` (1-based).
+    public func rows(onPage number: Int) -> Range<Int> {
+        let start = (number - 1) * pageSize
+        return min(start, rowCount)..<min(start + pageSize, rowCount)
+    }
+
+    /// The site path of page `number`.
+    public func path(ofPage number: Int) -> String {
+        number == 1 ? basePath : basePath + "page/\(number)/"
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A feed file (RSS or Atom): each item is a record keyed by its guid / id, else its link.
+public struct FeedSource: Source {
+    public let url: URL
+    public let displayName: String
+
+    public init(url: URL, displayName: String) {
+        self.url = url
+        self.displayName = displayName
+    }
+
+    public func read() throws(SourceError) -> SourceResult {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw SourceError(file: displayName, reason: "cannot be read: \(error.localizedDescription)")
+        }
+        let document = try FeedParser(file: displayName).parse(data)
+        var warnings = document.warnings
+        var records: [Record] = []
+        var seen: [String: Int] = [:]
+        for item in document.items {
+            if let earlier = seen[item.id] {
+                warnings.append(SourceError(file: displayName, line: item.line,
+                                            reason: "item id '\(item.id)' repeats the item at line \(earlier); the first one is kept"))
+                continue
+            }
+            seen[item.id] = item.line
+            func text(_ value: String?) -> FieldValue { value.map(FieldValue.text) ?? .null }
+            records.append(Record(key: item.id, line: item.line, fields: [
+                "title": text(item.title),
+                "link": text(item.link),
+                "published": text(item.published.map(FeedDate.rfc3339)),
+                "updated": text(item.updated.map(FeedDate.rfc3339)),
+                "author": text(item.author),
+                "summary": text(item.summary),
+                "content": text(item.content),
+                "categories": item.categories.isEmpty ? .null : .text(item.categories.joined(separator: ", ")),
+                "slug": .text(Self.slugSource(item)),
+            ]))
+        }
+        return SourceResult(records: records, warnings: warnings)
+    }
+
+    /// The text an item's page name is made from: the last segment of its link (what the publisher chose), else its id.
+    static func slugSource(_ item: FeedItem) -> String {
+        for candidate in [item.link, item.id].compactMap({ $0 }) {
+            let path = URL(string: candidate)?.path ?? candidate
+            if let last = path.split(separator: "/").last(where: { !$0.isEmpty }) {
+                let name = last.split(separator: ".").first.map(String.init) ?? String(last)
+                if !["index", "item", "post"].contains(name.lowercased()) { return name }
+            }
+        }
+        return item.id
+    }
+}

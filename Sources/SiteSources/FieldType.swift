@@ -1,0 +1,94 @@
+import Foundation
+
+/// The declared type of a collection field; text from a source is converted to it or rejected.
+public enum FieldType: String, Sendable, Hashable, CaseIterable {
+    case text, integer, real, date, datetime, bool
+
+    /// Converts `raw` text to this type; an empty string is null. Throws a reason when it does not fit.
+    public func value(from raw: String) throws(FieldTypeMismatch) -> FieldValue {
+        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return .null }
+        switch self {
+        case .text:
+            return .text(raw)
+        case .integer:
+            guard let number = Int64(trimmed.replacingOccurrences(of: ",", with: "")) else {
+                throw FieldTypeMismatch(expected: "an integer", found: raw)
+            }
+            return .integer(number)
+        case .real:
+            guard let number = Double(trimmed.replacingOccurrences(of: ",", with: "")), number.isFinite else {
+                throw FieldTypeMismatch(expected: "a number", found: raw)
+            }
+            return .real(number)
+        case .bool:
+            switch trimmed.lowercased() {
+            case "true", "yes", "y", "1": return .bool(true)
+            case "false", "no", "n", "0": return .bool(false)
+            default: throw FieldTypeMismatch(expected: "true or false", found: raw)
+            }
+        case .date:
+            guard let date = CalendarDate(parsing: trimmed) else {
+                throw FieldTypeMismatch(expected: "a date (YYYY-MM-DD, MM/DD/YYYY or DD-Mon-YY)", found: raw)
+            }
+            return .text(date.iso8601)
+        case .datetime:
+            guard let date = FeedDate.parse(trimmed) else {
+                throw FieldTypeMismatch(expected: "a date and time (RFC 3339 or RFC 822)", found: raw)
+            }
+            return .text(FeedDate.rfc3339(date))
+        }
+    }
+}
+
+/// A value that does not fit its field's declared type.
+public struct FieldTypeMismatch: Error, Sendable {
+    public var expected: String
+    public var found: String
+}
+
+/// A day of the calendar with no time or zone, as record files write closing dates.
+public struct CalendarDate: Sendable, Hashable, Comparable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    /// Reads `2023-05-01`, `5/1/2023` (US order) or `1-May-23` (FDIC's list); `nil` when none fits or the day does not exist.
+    public init?(parsing text: String) {
+        let parts = text.split(whereSeparator: { $0 == "-" || $0 == "/" }).map(String.init)
+        guard parts.count == 3 else { return nil }
+        var year: Int?, month: Int?, day: Int?
+        if text.contains("/") {
+            month = Int(parts[0]); day = Int(parts[1]); year = Int(parts[2])
+        } else if parts[0].count == 4 {
+            year = Int(parts[0]); month = Int(parts[1]); day = Int(parts[2])
+        } else {
+            day = Int(parts[0]); month = FeedDate.monthNumber(parts[1]); year = Int(parts[2])
+        }
+        guard var year, let month, let day else { return nil }
+        if year < 100 { year += year < 70 ? 2000 : 1900 }
+        guard (1...12).contains(month), day >= 1, day <= CalendarDate.daysIn(month: month, year: year) else {
+            return nil
+        }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// `YYYY-MM-DD`, which sorts in date order as text.
+    public var iso8601: String {
+        String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}

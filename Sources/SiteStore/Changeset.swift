@@ -1,0 +1,44 @@
+/// What one committed load changed: per table, the row ids inserted, updated and deleted.
+public struct Changeset: Sendable, Hashable {
+    /// The changes to one table.
+    public struct TableChanges: Sendable, Hashable {
+        public var inserted: Set<Int64> = []
+        public var updated: Set<Int64> = []
+        public var deleted: Set<Int64> = []
+
+        public init(inserted: Set<Int64> = [], updated: Set<Int64> = [], deleted: Set<Int64> = []) {
+            self.inserted = inserted
+            self.updated = updated
+            self.deleted = deleted
+        }
+
+        /// Whether nothing changed.
+        public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    }
+
+    /// Table name to its changes; tables with no change are absent.
+    public var tables: [String: TableChanges]
+
+    public init(tables: [String: TableChanges] = [:]) {
+        self.tables = tables.filter { !$0.value.isEmpty }
+    }
+
+    /// Whether no table changed.
+    public var isEmpty: Bool { tables.isEmpty }
+
+    /// Adds `other`'s changes to these (later changes to the same row win: insert then delete is nothing).
+    public mutating func merge(_ other: Changeset) {
+        for (table, changes) in other.tables {
+            var merged = tables[table] ?? TableChanges()
+            for id in changes.inserted {
+                if merged.deleted.remove(id) != nil { merged.updated.insert(id) } else { merged.inserted.insert(id) }
+            }
+            for id in changes.updated where !merged.inserted.contains(id) { merged.updated.insert(id) }
+            for id in changes.deleted {
+                if merged.inserted.remove(id) == nil { merged.deleted.insert(id) }
+                merged.updated.remove(id)
+            }
+            tables[table] = merged.isEmpty ? nil : merged
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// The SQL shape of one collection's table: typed columns besides the bookkeeping ones every table has.
+public struct CollectionSchema: Sendable, Hashable {
+    /// SQLite column affinities sitegen uses.
+    public enum ColumnType: String, Sendable, Hashable {
+        case text = "TEXT", integer = "INTEGER", real = "REAL"
+    }
+
+    /// The table name (the collection's name).
+    public var table: String
+    /// Field columns, in declaration order.
+    public var columns: [(name: String, type: ColumnType)]
+    /// Columns to index, for the listings' sorts.
+    public var indexedColumns: [String]
+
+    public init(table: String, columns: [(name: String, type: ColumnType)], indexedColumns: [String] = []) {
+        self.table = table
+        self.columns = columns
+        self.indexedColumns = indexedColumns
+    }
+
+    public static func == (lhs: CollectionSchema, rhs: CollectionSchema) -> Bool {
+        lhs.table == rhs.table && lhs.indexedColumns == rhs.indexedColumns
+            && lhs.columns.map(\.name) == rhs.columns.map(\.name) && lhs.columns.map(\.type) == rhs.columns.map(\.type)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(table)
+        hasher.combine(columns.map(\.name))
+        hasher.combine(columns.map(\.type))
+        hasher.combine(indexedColumns)
+    }
+
+    /// The bookkeeping columns every collection table has, before the fields: `_id` (the row id the
+    /// controllers track), `_key` (the record's identity), `_source` and `_line` (where it was read), `_hash`.
+    public static let bookkeepingColumns = ["_id", "_key", "_source", "_line", "_hash"]
+
+    /// A text that changes whenever the table must be rebuilt.
+    var signature: String {
+        (columns.map { "\($0.name) \($0.type.rawValue)" } + ["index " + indexedColumns.joined(separator: ",")])
+            .joined(separator: "; ")
+    }
+
+    var createStatements: [String] {
+        let table = quoteIdentifier(self.table)
+        let fields = columns.map { ", \(quoteIdentifier($0.name)) \($0.type.rawValue)" }.joined()
+        var statements = [
+            "CREATE TABLE \(table) (_id INTEGER PRIMARY KEY, _key TEXT NOT NULL UNIQUE, _source TEXT NOT NULL, "
+                + "_line INTEGER NOT NULL, _hash INTEGER NOT NULL\(fields))",
+            "CREATE INDEX \(quoteIdentifier(self.table + "__source")) ON \(table) (_source)",
+        ]
+        for column in indexedColumns {
+            statements.append(
+                "CREATE INDEX \(quoteIdentifier(self.table + "_" + column)) ON \(table) (\(quoteIdentifier(column)), _id)")
+        }
+        return statements
+    }
+}

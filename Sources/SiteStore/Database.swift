@@ -1,0 +1,130 @@
+import CSQLite
+
+/// A connection to one SQLite database file: the only place sitegen opens SQLite.
+///
+/// ```swift
+/// let db = try Database(path: ".sitegen/store.sqlite")
+/// try db.transaction {
+///     try db.execute("INSERT INTO t(name) VALUES (?)", ["a"])
+/// }
+/// ```
+/// A connection is used by one task at a time; it is closed when released.
+public final class Database {
+    let handle: OpaquePointer
+    private var statementCache: [String: Statement] = [:]
+    private var traceCounter: UnsafeMutablePointer<Int>
+
+    /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
+    public init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: code, message: "cannot open \(path): \(message)")
+        }
+        self.handle = handle
+        traceCounter = .allocate(capacity: 1)
+        traceCounter.initialize(to: 0)
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, 5_000)
+        // Each statement run is counted so tests can assert how many queries an operation costs.
+        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, _, _ in
+            context?.assumingMemoryBound(to: Int.self).pointee += 1
+            return 0
+        }, traceCounter)
+        try execute("PRAGMA foreign_keys = ON")
+        if path != ":memory:" {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+        traceCounter.deallocate()
+    }
+
+    /// How many statements have started executing on this connection (for cost assertions in tests).
+    public var executedStatementCount: Int { traceCounter.pointee }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Prepares `sql`, reusing a cached statement for the same text.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try Statement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Prepares `sql` as a new statement that the caller owns.
+    public func makeStatement(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs one statement with bound `arguments`.
+    public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+        try cachedStatement(sql).execute(arguments)
+    }
+
+    /// Runs several `;`-separated statements that take no arguments (schema scripts).
+    public func executeScript(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: code, message: message.map { String(cString: $0) } ?? lastErrorMessage, sql: sql)
+        }
+    }
+
+    /// Runs `sql` and returns every row.
+    public func fetchAll(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
+        try cachedStatement(sql).fetchAll(arguments)
+    }
+
+    /// Runs `sql` and returns the first column of the first row, or `nil` when there is none.
+    public func fetchValue(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    public var changesCount: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open.
+    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` inside one transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Asks any running statement on this connection to stop; it fails with `SQLITE_INTERRUPT`.
+    /// Safe to call from another thread.
+    public func interrupt() { sqlite3_interrupt(handle) }
+
+    /// Whether `table` exists in the main schema.
+    public func tableExists(_ table: String) throws -> Bool {
+        try fetchValue("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) != nil
+    }
+}
+
+/// Quotes `identifier` for use as an SQL table or column name.
+public func quoteIdentifier(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

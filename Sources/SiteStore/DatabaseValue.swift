@@ -1,0 +1,48 @@
+/// A value stored in, or bound to, an SQLite column.
+public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    /// The value as text, for templates and messages; `nil` when NULL or a blob.
+    public var stringValue: String? {
+        switch self {
+        case .null, .blob: return nil
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .text(let value): return value
+        }
+    }
+
+    /// The value as an integer when it is one (or integral text).
+    public var int64Value: Int64? {
+        switch self {
+        case .integer(let value): return value
+        case .real(let value): return Int64(exactly: value)
+        case .text(let value): return Int64(value)
+        case .null, .blob: return nil
+        }
+    }
+
+    /// Whether the value is SQL NULL.
+    public var isNull: Bool { self == .null }
+
+    public var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let bytes): return "<\(bytes.count) bytes>"
+        }
+    }
+}
+
+// No ExpressibleByNilLiteral: `nil` must keep meaning "no value" for `DatabaseValue?`, never SQL NULL.
+extension DatabaseValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .real(value) }
+}

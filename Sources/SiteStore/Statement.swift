@@ -1,0 +1,116 @@
+import CSQLite
+
+/// A prepared SQL statement: bind arguments, step through rows, reset, run again.
+///
+/// A statement belongs to the `Database` that prepared it and must be used on the thread that uses
+/// that database; it is finalized when released.
+public final class Statement {
+    /// The SQL text it was prepared from.
+    public let sql: String
+    private let handle: OpaquePointer
+    private unowned let database: Database
+    private var arguments: [DatabaseValue] = []
+
+    init(database: Database, sql: String) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw SQLiteError(code: code, message: database.lastErrorMessage, sql: sql)
+        }
+        self.sql = sql
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// The names of the result columns, in order.
+    public lazy var columnNames: [String] = (0..<sqlite3_column_count(handle)).map {
+        String(cString: sqlite3_column_name(handle, $0))
+    }
+
+    /// Resets the statement and binds `arguments` to its parameters, in order.
+    public func bind(_ arguments: [DatabaseValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        self.arguments = arguments
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, SQLITE_TRANSIENT)
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+                }
+            }
+            guard code == SQLITE_OK else { throw error(code) }
+        }
+    }
+
+    /// Advances to the next row; `false` when the statement is done.
+    public func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw error(code)
+        }
+    }
+
+    /// Runs the statement to completion with `arguments`, ignoring any rows.
+    public func execute(_ arguments: [DatabaseValue] = []) throws {
+        try bind(arguments)
+        while try step() {}
+    }
+
+    /// Runs the query with `arguments` and calls `body` for each row.
+    public func forEachRow(_ arguments: [DatabaseValue] = [], _ body: (Statement) throws -> Void) throws {
+        try bind(arguments)
+        while try step() { try body(self) }
+    }
+
+    /// Runs the query and returns every row, each as a `Row` of column name to value.
+    public func fetchAll(_ arguments: [DatabaseValue] = []) throws -> [Row] {
+        var rows: [Row] = []
+        let names = columnNames
+        try forEachRow(arguments) { statement in
+            rows.append(Row(columns: names, values: (0..<names.count).map { statement.value(at: $0) }))
+        }
+        return rows
+    }
+
+    /// The value of column `index` of the current row.
+    public func value(at index: Int) -> DatabaseValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, column)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let base = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: base, count: count)))
+        default: return .null
+        }
+    }
+
+    /// Column `index` of the current row as an integer (0 when NULL), without boxing.
+    public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+
+    /// Column `index` of the current row as text, `nil` when NULL.
+    public func string(at index: Int) -> String? {
+        guard let text = sqlite3_column_text(handle, Int32(index)) else { return nil }
+        return String(cString: text)
+    }
+
+    private func error(_ code: Int32) -> SQLiteError {
+        SQLiteError(code: code, message: database.lastErrorMessage, sql: sql, arguments: arguments)
+    }
+}
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import SiteBuild
+
+/// `sitegen build`: loads the site's sources and writes its pages.
+struct BuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Load the site's sources and write its pages.",
+        discussion: """
+            Reads sitegen.yml in the site folder, loads every collection's sources into the store \
+            (.sitegen/store.sqlite), renders listings and detail pages through the templates, and writes them \
+            to the output folder. A bad source is reported with its file and line; the rest still builds, and \
+            the exit status is 1.
+            """
+    )
+
+    @Option(name: .customLong("site"), help: ArgumentHelp("The site folder, holding sitegen.yml.", valueName: "folder"))
+    var site: String = "."
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the pages (default: output/ in the site folder).", valueName: "folder"))
+    var output: String?
+
+    func validate() throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: site, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("no site folder at '\(site)'; pass the folder that holds sitegen.yml with --site")
+        }
+    }
+
+    func run() throws {
+        let root = URL(fileURLWithPath: site, isDirectory: true)
+        let builder = SiteBuilder(root: root, outputDirectory: output.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        let summary: BuildSummary
+        do {
+            summary = try builder.build()
+        } catch let error as BuildError {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        for warning in summary.warnings { printError("warning: \(warning)") }
+        for problem in summary.problems { printError("error: \(problem)") }
+        print(summary.report)
+        if !summary.succeeded { throw ExitCode.failure }
+    }
+}
+
+/// Writes a line to standard error, where messages go so that standard output stays the summary.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
