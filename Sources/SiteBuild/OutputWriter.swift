@@ -1,4 +1,5 @@
 import Foundation
+import SiteSources
 
 /// Writes pages under the output folder atomically (temp file + rename), skipping files whose bytes are unchanged.
 final class OutputWriter {

@@ -22,13 +22,16 @@ public struct FeedParser {
         parser.delegate = delegate
         parser.shouldProcessNamespaces = true
         let finished = parser.parse()
-        if !finished || delegate.kind == nil {
+        if delegate.kind == nil {
+            throw SourceError(file: file, line: 1, reason: "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
+        }
+        if !finished {
             if let error = parser.parserError {
                 let message = (error as NSError).localizedDescription
                 throw SourceError(file: file, line: parser.lineNumber, column: parser.columnNumber,
                                   reason: "not well-formed XML: \(message)")
             }
-            throw SourceError(file: file, line: 1, reason: "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
+            throw SourceError(file: file, line: parser.lineNumber, reason: "the XML parser stopped without saying why")
         }
         return FeedDocument(kind: delegate.kind!, title: delegate.feedTitle, link: delegate.feedLink,
                             items: delegate.items, warnings: delegate.warnings)
@@ -152,14 +155,21 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             return date
         }
         let link = fields["link"] ?? (fields["guidIsNotLink"] == nil ? fields["guid"] : nil)
-        let identity = fields["guid"] ?? link ?? fields["title"].map { "title:" + $0 + "|" + (fields["published"] ?? "") }
-        guard let identity else {
-            warnings.append(SourceError(file: file, line: itemLine, reason: "an item with no guid, link or title was skipped"))
+        // No guid and no link: the item is known by what it says, so an unchanged item keeps its identity.
+        let content = ["title", "published", "summary", "content"].map { fields[$0] ?? "" }
+        guard let identity = fields["guid"] ?? link ?? (content.allSatisfy(\.isEmpty) ? nil : Self.contentIdentity(content)) else {
+            warnings.append(SourceError(file: file, line: itemLine, reason: "an empty item (no guid, link, title, date or text) was skipped"))
             return
         }
         items.append(FeedItem(
             id: identity, title: fields["title"], link: link, published: date("published"), updated: date("updated"),
             author: fields["author"], summary: fields["summary"], content: fields["content"],
             categories: itemCategories, line: itemLine))
+    }
+
+    private static func contentIdentity(_ texts: [String]) -> String {
+        var hash = ContentHash()
+        texts.forEach { hash.combine($0) }
+        return "hash:" + String(hash.value, radix: 16)
     }
 }

@@ -30,6 +30,10 @@ public struct FrontMatterDocument: Sendable {
         let node: Node?
         do {
             node = try Yams.compose(yaml: yaml)
+        } catch YamlError.duplicatedKeysInMapping(let duplicates, _) {
+            let key = duplicates.first ?? ""
+            throw SourceError(file: file, line: Self.secondLine(definingKey: key, in: lines[1..<closing]),
+                              reason: "duplicate front matter key '\(key)'")
         } catch let error as YamlError {
             throw Self.sourceError(error, file: file)
         } catch {
@@ -55,6 +59,12 @@ public struct FrontMatterDocument: Sendable {
         self.fields = fields
         self.body = lines[(closing + 1)...].joined(separator: "\n")
         self.bodyLine = closing + 2
+    }
+
+    /// The file line where `key` is defined a second time (Yams names only the mapping's line).
+    private static func secondLine(definingKey key: String, in lines: ArraySlice<Substring>) -> Int? {
+        let definitions = lines.indices.filter { lines[$0].drop { $0 == " " }.hasPrefix(key + ":") }
+        return definitions.dropFirst().first.map { $0 + 1 }
     }
 
     private static func sourceError(_ error: YamlError, file: String) -> SourceError {

@@ -89,6 +89,7 @@ public final class Database {
     public func fetchValue(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
+        defer { statement.reset() }
         return try statement.step() ? statement.value(at: 0) : nil
     }
 

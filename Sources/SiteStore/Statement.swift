@@ -61,6 +61,11 @@ public final class Statement {
         }
     }
 
+    /// Ends the current run, releasing the read it holds (a statement left mid-result keeps its tables locked).
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
     /// Runs the statement to completion with `arguments`, ignoring any rows.
     public func execute(_ arguments: [DatabaseValue] = []) throws {
         try bind(arguments)

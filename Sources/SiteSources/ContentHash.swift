@@ -1,8 +1,11 @@
 /// FNV-1a, 64 bits: a fast, stable (across runs and machines) hash for change detection, not security.
-struct ContentHash {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+public struct ContentHash: Sendable {
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    mutating func combine(_ text: String) {
+    public init() {}
+
+    /// Adds `text`, then a separator, to the hash.
+    public mutating func combine(_ text: String) {
         for byte in text.utf8 {
             value ^= UInt64(byte)
             value &*= 0x0000_0100_0000_01B3
@@ -13,9 +16,10 @@ struct ContentHash {
     }
 
     /// The hash as SQLite stores integers.
-    var signed: Int64 { Int64(bitPattern: value) }
+    public var signed: Int64 { Int64(bitPattern: value) }
 
-    static func of(_ text: String) -> Int64 {
+    /// The hash of one text.
+    public static func of(_ text: String) -> Int64 {
         var hash = ContentHash()
         hash.combine(text)
         return hash.signed

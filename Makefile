@@ -1,0 +1,21 @@
+# The two commands of the README: `make site` and `make test`.
+SWIFT ?= swift
+
+.PHONY: site test deps release clean
+
+deps:
+	@./scripts/install-deps
+
+release: deps
+	$(SWIFT) build -c release --product sitegen
+
+# Build the bundled example site into output/.
+site: release
+	.build/release/sitegen build
+
+# Run the whole test suite.
+test: deps
+	$(SWIFT) test
+
+clean:
+	rm -rf .build output .sitegen

@@ -1,0 +1,82 @@
+import Foundation
+import SiteRender
+import XCTest
+
+final class MarkdownRendererTests: XCTestCase {
+    func testGFMTablesStrikethroughTaskListsAndAutolinksRender() {
+        let html = MarkdownRenderer().html("""
+            | a | b |
+            |---|--:|
+            | 1 | 2 |
+
+            ~~old~~ new
+
+            - [x] done
+            - [ ] todo
+
+            See https://example.org.
+            """)
+        XCTAssertTrue(html.contains("<table>"), html)
+        XCTAssertTrue(html.contains("<td align=\"right\">2</td>"), html)
+        XCTAssertTrue(html.contains("<del>old</del>"), html)
+        XCTAssertTrue(html.contains("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> done"), html)
+        XCTAssertTrue(html.contains("<a href=\"https://example.org\">https://example.org</a>"), html)
+    }
+
+    func testRawHTMLIsOmittedUnlessAllowed() {
+        let markdown = "<script>alert(1)</script>\n\nText <b>bold</b>\n"
+        let safe = MarkdownRenderer().html(markdown)
+        XCTAssertFalse(safe.contains("<script>"), safe)
+        XCTAssertFalse(safe.contains("<b>"), safe)
+        let unsafe = MarkdownRenderer(allowsRawHTML: true).html(markdown)
+        XCTAssertTrue(unsafe.contains("<b>bold</b>"), unsafe)
+        XCTAssertTrue(unsafe.contains("&lt;script>"), "the tag filter still disarms <script>: \(unsafe)")
+    }
+}
+
+final class TemplateSetTests: XCTestCase {
+    private func folder(_ files: [String: String]) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return folder
+    }
+
+    func testLayoutsPartialsAndEscaping() throws {
+        let templates = try TemplateSet(directory: folder([
+            "base.mustache": "<title>{{title}}</title>{{$content}}{{/content}}",
+            "item.mustache": "<li>{{name}}</li>",
+            "list.mustache": "{{<base}}{{$content}}<ul>{{#items}}{{>item}}{{/items}}</ul>{{/content}}{{/base}}",
+        ]))
+        let html = try templates.render("list", context: ["title": "A & <B>", "items": [["name": "x<y"], ["name": "z"]]])
+        XCTAssertEqual(html, "<title>A &amp; &lt;B&gt;</title><ul><li>x&lt;y</li><li>z</li></ul>")
+    }
+
+    func testASyntaxErrorNamesTheTemplateFileAndLine() throws {
+        let directory = try folder(["broken.mustache": "line one\n{{#open}}\nno close\n"])
+        XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in
+            guard case .syntax(let file, let line, _, _)? = error as? TemplateError else { return XCTFail("\(error)") }
+            XCTAssertTrue(file.hasSuffix("broken.mustache"))
+            XCTAssertGreaterThanOrEqual(line, 2)
+        }
+    }
+
+    func testAMissingTemplateIsAnErrorListingTheOthers() throws {
+        let templates = try TemplateSet(directory: folder(["list.mustache": "x"]))
+        XCTAssertThrowsError(try templates.render("detail", context: [:])) { error in
+            XCTAssertEqual(error as? TemplateError, .missingTemplate(name: "detail", available: ["list"]))
+        }
+    }
+}
+
+final class PaginatorTests: XCTestCase {
+    func testPagesSplitRowsAndNameTheirPaths() {
+        let paginator = Paginator(rowCount: 45, pageSize: 20, basePath: "/banks/")
+        XCTAssertEqual(paginator.pageCount, 3)
+        XCTAssertEqual(paginator.rows(onPage: 3), 40..<45)
+        XCTAssertEqual(paginator.path(ofPage: 1), "/banks/")
+        XCTAssertEqual(paginator.path(ofPage: 2), "/banks/page/2/")
+        XCTAssertEqual(Paginator(rowCount: 0, pageSize: 20, basePath: "/").pageCount, 1, "an empty listing still has its first page")
+        XCTAssertEqual(Paginator(rowCount: 40, pageSize: 20, basePath: "/").pageCount, 2)
+    }
+}

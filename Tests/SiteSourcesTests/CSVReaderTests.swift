@@ -1,0 +1,55 @@
+import SiteSources
+import XCTest
+
+final class CSVReaderTests: XCTestCase {
+    func testQuotedFieldsKeepCommasQuotesAndNewlinesAndRowsKeepTheirStartingLine() throws {
+        let text = "\u{FEFF}name,notes\r\n\"Farmers & Merchants, Inc.\",\"said \"\"hi\"\"\nand left\"\r\nBeta,plain\n"
+        let (header, rows) = try CSVReader(file: "banks.csv").read(text)
+        XCTAssertEqual(header, ["name", "notes"])
+        XCTAssertEqual(rows.map(\.fields), [["Farmers & Merchants, Inc.", "said \"hi\"\nand left"], ["Beta", "plain"]])
+        XCTAssertEqual(rows.map(\.line), [2, 4])
+    }
+
+    func testAnUnclosedQuoteIsReportedWhereItOpens() {
+        XCTAssertThrowsError(try CSVReader(file: "banks.csv").read("a,b\n1,2\n3,\"open\n5,6\n")) { error in
+            XCTAssertEqual(error as? SourceError, SourceError(file: "banks.csv", line: 3, column: 3,
+                reason: "a quoted field is never closed; expected a closing quote (\")"))
+        }
+    }
+
+    func testARowWithTheWrongNumberOfFieldsNamesItsLine() {
+        XCTAssertThrowsError(try CSVReader(file: "banks.csv").read("a,b\n1,2\n3\n")) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "banks.csv:3: 1 fields, but the header names 2")
+        }
+    }
+
+    func testAQuoteInsideAnUnquotedFieldIsAnError() {
+        XCTAssertThrowsError(try CSVReader(file: "x.csv").read("a\nab\"c\n")) { error in
+            XCTAssertEqual((error as? SourceError)?.line, 2)
+        }
+    }
+
+    func testCSVSourceTypesColumnsAndRejectsAValueOfTheWrongType() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("banks.csv")
+        let fields: [(name: String, type: FieldType)] = [("cert", .integer), ("closed", .date), ("name", .text)]
+        try "cert,name,closed,extra\n10538,Alpha,1-May-23,x\n10539,Beta,2023-06-02,y\n".write(to: url, atomically: true, encoding: .utf8)
+        let result = try CSVSource(url: url, displayName: "banks.csv", key: "cert", fields: fields).read()
+        XCTAssertEqual(result.records.map(\.key), ["10538", "10539"])
+        XCTAssertEqual(result.records[0].fields["closed"], .text("2023-05-01"))
+        XCTAssertEqual(result.records[0].fields["cert"], .integer(10538))
+        XCTAssertEqual(result.warnings.map(\.reason), ["columns not declared as fields are ignored: extra"])
+
+        try "cert,name,closed\n10538,Alpha,2023-05-01\nabc,Beta,2023-06-02\n".write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try CSVSource(url: url, displayName: "banks.csv", key: "cert", fields: fields).read()) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "banks.csv:3: column 'cert': expected an integer, found 'abc'")
+        }
+
+        try "cert,name,closed\n1,A,2023-05-01\n1,B,2023-06-02\n".write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try CSVSource(url: url, displayName: "banks.csv", key: "cert", fields: fields).read()) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "banks.csv:3: duplicate key '1' in column 'cert'; line 2 has it too")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import SiteSources
+import XCTest
+
+final class FeedTests: XCTestCase {
+    private func fixture(_ name: String) throws -> FeedDocument {
+        let url = try XCTUnwrap(Bundle.module.url(forResource: "Fixtures/feeds/" + name, withExtension: nil))
+        return try FeedParser(file: name).parse(Data(contentsOf: url))
+    }
+
+    func testFeedDatesInRFC822AndRFC3339AreReadInTheirTimeZone() {
+        let expected = "2004-01-01T19:48:21Z"
+        for text in ["Thu, 01 Jan 2004 19:48:21 GMT", "Thu, 1 Jan 2004 14:48:21 EST", "01 Jan 04 20:48:21 +0100",
+                     "2004-01-01T19:48:21Z", "2004-01-01T21:48:21+02:00", "2004-01-01T19:48:21.250Z", "Thursday, 01 Jan 2004 19:48:21 GMT"] {
+            XCTAssertEqual(FeedDate.parse(text).map(FeedDate.rfc3339), expected, text)
+        }
+        XCTAssertEqual(FeedDate.parse("2004-01-01").map(FeedDate.rfc3339), "2004-01-01T00:00:00Z")
+        XCTAssertNil(FeedDate.parse("2004-02-30T00:00:00Z"))
+        XCTAssertNil(FeedDate.parse("yesterday"))
+    }
+
+    func testRSSItemsKeepGuidPubDateAndEncodedContent() throws {
+        let guid = try fixture("item_guid_not_permalink.xml")
+        XCTAssertEqual(guid.kind, .rss20)
+        XCTAssertEqual(guid.items.map(\.id), ["http://guid.example.com/"])
+        XCTAssertNil(guid.items[0].link, "a guid that is not a permalink is not a link")
+
+        let dated = try fixture("item_pubDate.xml")
+        XCTAssertEqual(dated.items.first?.published.map(FeedDate.rfc3339), "2004-01-01T19:48:21Z")
+
+        let content = try fixture("item_content_encoded.xml")
+        XCTAssertEqual(content.items.first?.content, "<p>Example content</p>")
+    }
+
+    func testAtomAndRDFItemsTakeTheirIdentityFromIdOrLink() throws {
+        XCTAssertEqual(try fixture("entry_id.xml").items.map(\.id), ["http://example.com/"])
+        let alternate = try fixture("entry_link_alternate_map_link.xml")
+        XCTAssertEqual(alternate.kind, .atom10)
+        XCTAssertEqual(alternate.items.first?.link, "http://www.example.com/")
+        let rdf = try fixture("rdf_item_link.xml")
+        XCTAssertEqual(rdf.kind, .rss10)
+        XCTAssertEqual(rdf.items.map(\.id), ["http://example.com/1"])
+    }
+
+    func testAnIllFormedFeedIsAnErrorWithALine() {
+        XCTAssertThrowsError(try fixture("aaa_illformed.xml")) { error in
+            let error = error as? SourceError
+            XCTAssertEqual(error?.file, "aaa_illformed.xml")
+            XCTAssertNotNil(error?.line)
+            XCTAssertTrue(error?.reason.hasPrefix("not well-formed XML") == true, error?.reason ?? "")
+        }
+    }
+
+    func testADocumentThatIsNotAFeedSaysSo() {
+        XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
+            XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import SiteStore
+import XCTest
+
+final class SiteStoreTests: XCTestCase {
+    private let schema = CollectionSchema(table: "banks", columns: [("name", .text), ("state", .text)], indexedColumns: ["state"])
+
+    private func row(_ key: String, _ name: String, _ state: String, hash: Int64? = nil) -> StoredRow {
+        StoredRow(key: key, line: 1, contentHash: hash ?? Int64(truncatingIfNeeded: (name + state).hashValue),
+                  values: [.text(name), .text(state)])
+    }
+
+    func testReplacingRowsReportsInsertsUpdatesAndDeletesAndNothingForUnchangedRows() throws {
+        let store = try SiteStore(path: ":memory:")
+        try store.prepareTable(schema)
+        let first = try store.transaction {
+            try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA", hash: 1), row("2", "Beta", "TX", hash: 2)])
+        }
+        XCTAssertEqual(first.inserted.count, 2)
+        XCTAssertTrue(first.updated.isEmpty && first.deleted.isEmpty)
+
+        let same = try store.transaction {
+            try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA", hash: 1), row("2", "Beta", "TX", hash: 2)])
+        }
+        XCTAssertTrue(same.isEmpty, "reloading identical rows must change nothing")
+
+        let second = try store.transaction {
+            try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "NV", hash: 3), row("3", "Gamma", "FL", hash: 4)])
+        }
+        XCTAssertEqual(second.updated.count, 1)
+        XCTAssertEqual(second.inserted.count, 1)
+        XCTAssertEqual(second.deleted.count, 1)
+        XCTAssertEqual(try store.database.fetchValue("SELECT state FROM banks WHERE _key = '1'"), .text("NV"))
+        XCTAssertEqual(try store.rowCount(of: "banks"), 2)
+    }
+
+    func testAKeyUsedByAnotherSourceFailsThatSourceAndKeepsItsRows() throws {
+        let store = try SiteStore(path: ":memory:")
+        try store.prepareTable(schema)
+        try store.transaction {
+            _ = try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA")])
+            _ = try store.replaceRows(of: "b.csv", in: schema, with: [row("2", "Beta", "TX")])
+        }
+        XCTAssertThrowsError(try store.transaction {
+            try store.replaceRows(of: "b.csv", in: schema, with: [row("3", "Gamma", "TX"), row("1", "Copy", "CA")])
+        }) { error in
+            XCTAssertEqual(error as? StoreError, .duplicateKey(collection: "banks", key: "1", otherSource: "a.csv"))
+        }
+        let keys = try store.database.fetchAll("SELECT _key FROM banks ORDER BY _key").map { $0["_key"] }
+        XCTAssertEqual(keys, [.text("1"), .text("2")], "the failing source keeps its previous rows")
+    }
+
+    func testRemovingASourceDeletesItsRows() throws {
+        let store = try SiteStore(path: ":memory:")
+        try store.prepareTable(schema)
+        try store.transaction {
+            _ = try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA")])
+            _ = try store.replaceRows(of: "b.csv", in: schema, with: [row("2", "Beta", "TX"), row("3", "Gamma", "TX")])
+        }
+        let changes = try store.transaction { try store.deleteRows(ofSourcesOtherThan: ["a.csv"], in: schema) }
+        XCTAssertEqual(changes.deleted.count, 2)
+        XCTAssertEqual(try store.rowCount(of: "banks"), 1)
+    }
+
+    func testChangingTheColumnsRecreatesTheTable() throws {
+        let store = try SiteStore(path: ":memory:")
+        XCTAssertTrue(try store.prepareTable(schema))
+        XCTAssertFalse(try store.prepareTable(schema))
+        var wider = schema
+        wider.columns.append(("city", .text))
+        XCTAssertTrue(try store.prepareTable(wider))
+        XCTAssertEqual(try store.database.fetchAll("PRAGMA table_info(banks)").count, 8)
+    }
+
+    func testAFailedTransactionLeavesTheStoreAsItWas() throws {
+        let store = try SiteStore(path: ":memory:")
+        try store.prepareTable(schema)
+        struct Abort: Error {}
+        XCTAssertThrowsError(try store.transaction {
+            _ = try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA")])
+            throw Abort()
+        })
+        XCTAssertEqual(try store.rowCount(of: "banks"), 0)
+        XCTAssertFalse(store.database.isInsideTransaction)
+    }
+
+    func testSQLErrorsCarryTheStatement() throws {
+        let database = try Database(path: ":memory:")
+        XCTAssertThrowsError(try database.execute("SELECT * FROM missing WHERE x = ?", [1])) { error in
+            let error = error as? SQLiteError
+            XCTAssertEqual(error?.sql, "SELECT * FROM missing WHERE x = ?")
+            XCTAssertTrue(error?.description.contains("no such table: missing") == true)
+        }
+    }
+
+    func testChangesetsMergeSoThatInsertThenDeleteIsNothing() {
+        var changeset = Changeset(tables: ["t": .init(inserted: [1], updated: [2])])
+        changeset.merge(Changeset(tables: ["t": .init(updated: [1], deleted: [1, 2, 3])]))
+        XCTAssertEqual(changeset.tables["t"], .init(inserted: [], updated: [], deleted: [2, 3]))
+    }
+}
