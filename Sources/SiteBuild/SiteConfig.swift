@@ -51,6 +51,10 @@ public struct SiteConfig: Sendable {
             root = node
         } catch let error as ConfigError {
             throw error
+        } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
+            let key = duplicates.first ?? ""
+            throw ConfigError(file: file, line: Self.secondDefinition(of: key, in: text, from: context.mark.line),
+                              reason: "'\(key)' appears twice in the same mapping; each key may appear once")
         } catch let error as YamlError {
             throw Self.configError(error, file: file)
         } catch {
@@ -90,6 +94,20 @@ public struct SiteConfig: Sendable {
         for collection in collections where collection.detail?.bodyFormat == .html && !allowsRawHTML {
             throw ConfigError(file: file, reason: "collection '\(collection.name)' publishes HTML bodies, which needs 'unsafe: true'")
         }
+    }
+
+    /// The line where `key` is defined again at the indentation of its first definition after `line`
+    /// (Yams names only the line where the mapping starts).
+    private static func secondDefinition(of key: String, in text: String, from line: Int) -> Int? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var firstIndent: Int?
+        for index in max(0, line - 1)..<lines.count {
+            let content = lines[index].drop { $0 == " " }
+            guard content.hasPrefix(key + ":") else { continue }
+            let indent = lines[index].count - content.count
+            if firstIndent == nil { firstIndent = indent } else if indent == firstIndent { return index + 1 }
+        }
+        return nil
     }
 
     private static func configError(_ error: YamlError, file: String) -> ConfigError {

@@ -1,0 +1,151 @@
+import Foundation
+import SiteBuild
+import XCTest
+
+/// Builds the bundled example site (sitegen.yml, content/, Templates/ at the repository root) in a temporary copy.
+final class ExampleSiteTests: XCTestCase {
+    private var site: URL!
+    private var output: URL { site.appendingPathComponent("output") }
+
+    override func setUpWithError() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        site = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-example-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        for item in ["sitegen.yml", "content", "Templates"] {
+            try FileManager.default.copyItem(at: repository.appendingPathComponent(item), to: site.appendingPathComponent(item))
+        }
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: site)
+    }
+
+    private func build() throws -> BuildSummary { try SiteBuilder(root: site).build() }
+
+    private func page(_ path: String) throws -> String {
+        try String(contentsOf: output.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    private func writtenFiles() -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: output.path)!
+        return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".html") }.sorted()
+    }
+
+    func testTheExampleBuildsEveryListingAndDetailPage() throws {
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        // 300 banks at 20 a page, 31 news items at 20 a page, a page per bank, news item and Markdown page.
+        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2)
+        XCTAssertEqual(writtenFiles().count, 350)
+        XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
+        XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
+        XCTAssertEqual(summary.rowsInserted, 300 + 31 + 2)
+    }
+
+    func testEveryInternalLinkResolvesToAWrittenPage() throws {
+        _ = try build()
+        var checked = 0
+        let links = try NSRegularExpression(pattern: ##"href="([^"#]*)""##)
+        for file in writtenFiles() {
+            let html = try page(file)
+            for match in links.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
+                let href = String(html[Range(match.range(at: 1), in: html)!])
+                guard !href.hasPrefix("http"), !href.hasPrefix("mailto:") else { continue }
+                let folder = URL(fileURLWithPath: "/" + file).deletingLastPathComponent()
+                let target = href.hasPrefix("/") ? URL(fileURLWithPath: href) : folder.appendingPathComponent(href)
+                let path = target.standardized.path.dropFirst() + (href.hasSuffix("/") || href.isEmpty ? "/index.html" : "")
+                XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent(String(path)).path),
+                              "\(file) links to \(href), which was not written")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 2_000)
+    }
+
+    func testListingPagesAreInDateOrderAndLinkToTheirNeighbours() throws {
+        _ = try build()
+        let first = try page("index.html")
+        XCTAssertTrue(first.contains("<p>300 banks · page 1 of 15</p>"))
+        XCTAssertTrue(first.contains(#"<a rel="next" href="/page/2/">"#))
+        XCTAssertFalse(first.contains(#"rel="prev""#))
+        let second = try page("page/2/index.html")
+        XCTAssertTrue(second.contains(#"<a rel="prev" href="/">"#))
+        XCTAssertTrue(second.contains(#"<a rel="next" href="/page/3/">"#))
+        let last = try page("page/15/index.html")
+        XCTAssertFalse(last.contains(#"rel="next""#))
+
+        let dates = try NSRegularExpression(pattern: #"<td>(\d{4}-\d{2}-\d{2})</td></tr>"#)
+        var all: [String] = []
+        for number in 1...15 {
+            let html = try page(number == 1 ? "index.html" : "page/\(number)/index.html")
+            all += dates.matches(in: html, range: NSRange(html.startIndex..., in: html)).map { String(html[Range($0.range(at: 1), in: html)!]) }
+        }
+        XCTAssertEqual(all.count, 300)
+        XCTAssertEqual(all, all.sorted(by: >), "newest first across every page")
+    }
+
+    func testTitlesAreEscapedAndMarkdownIsRenderedWithGFM() throws {
+        _ = try build()
+        let home = try page("index.html")
+        XCTAssertTrue(home.contains("Farmers &amp; Merchants Bank of Long Beach"))
+        XCTAssertTrue(home.contains("Heritage Bank &lt;Tallahassee&gt; &amp; Trust"))
+        XCTAssertFalse(home.contains("<Tallahassee>"))
+        let about = try page("about/index.html")
+        XCTAssertTrue(about.contains("<table>") && about.contains("<th>Field</th>"), "the GFM table in about.md")
+        let methodology = try page("methodology/index.html")
+        XCTAssertTrue(methodology.contains("<del>the old one</del>"))
+        XCTAssertTrue(methodology.contains(#"<input type="checkbox" checked="" disabled="" />"#))
+        let news = try page("news/deposit-insurance-explainer/index.html")
+        XCTAssertTrue(news.contains("<h1>Deposits &lt; $250,000 stay fully insured &amp; available, regulator says</h1>"))
+    }
+
+    func testDetailPagesLinkToTheirNeighboursInTheListingOrder() throws {
+        _ = try build()
+        let newest = try page("banks/17443/index.html")
+        XCTAssertFalse(newest.contains(#"rel="prev""#))
+        XCTAssertTrue(newest.contains(#"<a rel="next" href="/banks/23917/">Capitol Bank →</a>"#))
+        let second = try page("banks/23917/index.html")
+        XCTAssertTrue(second.contains(#"<a rel="prev" href="/banks/17443/">← Farmers &amp; Merchants Bank of Long Beach</a>"#))
+        XCTAssertTrue(second.contains("<dt>Certificate</dt><dd>23917</dd>"))
+    }
+
+    func testARebuildWithNoChangeWritesNothingAndTwoBuildsAreIdentical() throws {
+        _ = try build()
+        let before = try writtenFiles().map { try page($0) }
+        let again = try build()
+        XCTAssertEqual(again.pagesWritten, 0)
+        XCTAssertEqual(again.pagesUnchanged, 350)
+        XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
+        XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
+    }
+
+    func testABadRowFailsItsSourceKeepsTheLastGoodRowsAndTheRestStillBuilds() throws {
+        _ = try build()
+        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
+        var text = try String(contentsOf: csv, encoding: .utf8)
+        text = text.replacingOccurrences(of: "Capitol Bank,Minneapolis,MN,23917,\"U.S. Bank, N.A.\",2024-02-02",
+                                         with: "Capitol Bank,Minneapolis,MN,23917,\"U.S. Bank, N.A.\",2024-02-31")
+        try text.write(to: csv, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(at: site.appendingPathComponent("content/pages/methodology.md"))
+
+        let summary = try build()
+        XCTAssertFalse(summary.succeeded)
+        XCTAssertEqual(summary.problems.map(\.description), [
+            "content/records/failed-banks.csv:3: column 'closing_date': expected a date (YYYY-MM-DD, MM/DD/YYYY or DD-Mon-YY), found '2024-02-31'",
+        ])
+        XCTAssertTrue(try page("banks/23917/index.html").contains("2024-02-02"), "the bank keeps its last good row")
+        XCTAssertEqual(summary.pagesDeleted, 1, "the removed Markdown page is deleted from output/")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("methodology").path))
+    }
+
+    func testEditingOneRowReportsOneUpdate() throws {
+        _ = try build()
+        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
+        let text = try String(contentsOf: csv, encoding: .utf8)
+        try text.replacingOccurrences(of: "Capitol Bank,Minneapolis", with: "Capitol Bank & Trust,Minneapolis")
+            .write(to: csv, atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertEqual([summary.rowsInserted, summary.rowsUpdated, summary.rowsDeleted], [0, 1, 0])
+        XCTAssertTrue(try page("banks/23917/index.html").contains("<h1>Capitol Bank &amp; Trust</h1>"))
+    }
+}

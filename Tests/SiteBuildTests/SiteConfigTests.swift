@@ -1,0 +1,84 @@
+import SiteBuild
+import XCTest
+
+final class SiteConfigTests: XCTestCase {
+    private let valid = """
+        title: Test
+        collections:
+          banks:
+            kind: csv
+            sources: data/*.csv
+            key: cert
+            fields:
+              cert: integer
+              name: text
+            detail:
+              path: /banks/{key}/
+        listings:
+          home:
+            from: banks
+            sort: [-cert]
+            path: /
+        """
+
+    private func error(_ yaml: String) -> ConfigError? {
+        do {
+            _ = try SiteConfig(yaml: yaml, file: "sitegen.yml")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testAValidConfigurationReadsCollectionsAndListings() throws {
+        let config = try SiteConfig(yaml: valid, file: "sitegen.yml")
+        XCTAssertEqual(config.collections.map(\.name), ["banks"])
+        XCTAssertEqual(config.listings.first?.pageSize, 20)
+        XCTAssertEqual(config.listings.first?.sort.first?.field, "cert")
+        XCTAssertEqual(config.listings.first?.sort.first?.ascending, false)
+        XCTAssertEqual(config.basePath, "/")
+    }
+
+    func testInvalidYAMLNamesTheLineAndColumn() {
+        let error = error("title: Test\ncollections:\n  banks: [oops\n")
+        XCTAssertEqual(error?.file, "sitegen.yml")
+        XCTAssertEqual(error?.line, 4)
+        XCTAssertTrue(error?.reason.hasPrefix("invalid YAML") == true, error?.reason ?? "")
+    }
+
+    func testAnUnknownKeyNamesItsLineAndWhatIsAllowed() {
+        let error = error(valid.replacingOccurrences(of: "    key: cert", with: "    key: cert\n    keys: cert"))
+        XCTAssertEqual(error?.line, 7)
+        XCTAssertEqual(error?.column, 5)
+        XCTAssertEqual(error?.reason, "unknown key 'keys' in collection 'banks'; expected one of: detail, fields, key, kind, sources")
+    }
+
+    func testAWrongTypeSaysWhatWasExpected() {
+        let error = error(valid.replacingOccurrences(of: "name: text", with: "name: txt"))
+        XCTAssertEqual(error?.line, 9)
+        XCTAssertEqual(error?.reason, "unknown type 'txt' for 'name'; expected one of: text, integer, real, date, datetime, bool")
+    }
+
+    func testSortingOnAnUnknownFieldIsAnError() {
+        let error = error(valid.replacingOccurrences(of: "[-cert]", with: "[-closed]"))
+        XCTAssertEqual(error?.line, 15)
+        XCTAssertEqual(error?.reason, "cannot sort on 'closed': it is not a field of 'banks'")
+    }
+
+    func testADuplicateKeyNamesTheLineOfItsSecondDefinition() {
+        let error = error(valid.replacingOccurrences(of: "    key: cert", with: "    key: cert\n    key: name"))
+        XCTAssertEqual(error?.line, 7)
+        XCTAssertEqual(error?.reason, "'key' appears twice in the same mapping; each key may appear once")
+    }
+
+    func testMissingTitleAndEmptyFileAreErrors() {
+        XCTAssertEqual(error("collections: {}\n")?.reason.hasPrefix("missing 'title'"), true)
+        XCTAssertEqual(error("")?.reason, "the file is empty; expected at least 'title' and 'collections'")
+    }
+
+    func testAMissingFileIsNamed() {
+        XCTAssertThrowsError(try SiteConfig(contentsOf: URL(fileURLWithPath: "/nonexistent/sitegen.yml"), displayName: "sitegen.yml")) { error in
+            XCTAssertTrue((error as? ConfigError)?.description.hasPrefix("sitegen.yml: not found") == true, "\(error)")
+        }
+    }
+}
