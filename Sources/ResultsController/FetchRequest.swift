@@ -6,7 +6,8 @@ import SiteStore
 /// var request = FetchRequest(table: "banks")
 /// request.filter = "state <> ?"
 /// request.arguments = ["XX"]
-/// request.sortDescriptors = [SortDescriptor(key: "state"), SortDescriptor(key: "closing_date", ascending: false)]
+/// request.sortDescriptors = [SortDescriptor(key: "state"), SortDescriptor(key: "details.closeDate", ascending: false)]
+/// request.relationships = [Relationship(name: "details", table: "bank_details", foreignKey: "details_id")]
 /// request.sectionKey = "state"
 /// request.batchSize = 20
 /// ```
@@ -20,9 +21,22 @@ public struct FetchRequest: Sendable, Hashable {
     /// Values bound to the `?` parameters of `filter`, in order.
     public var arguments: [DatabaseValue]
     /// The order of rows; ties are always broken by `idColumn`, so the order is total.
+    /// A key is a column of `table` or `relationship.column`.
     public var sortDescriptors: [SortDescriptor]
+    /// To-one relationships that sort keys, the filter and prefetching may reach through.
+    public var relationships: [Relationship]
     /// The column whose value names a row's section; it must be the first sort key, so sections are contiguous.
     public var sectionKey: String?
+    /// Sections in a fixed order with their titles, instead of the section key's own order; values not
+    /// declared come after, in the first sort descriptor's order.
+    public var sectionOrder: [SectionDeclaration]?
+    /// Whether declared sections are listed even when no row falls in them.
+    public var showsEmptySections: Bool
+    /// A column whose value changes whenever a row's content does (a version or content hash); lets
+    /// `apply` report updates only for rows that really changed.
+    public var versionColumn: String?
+    /// Relationships whose columns are read with each batch of rows, as `relationship.column`.
+    public var prefetchedRelationships: [String]
     /// How many rows one batch query reads.
     public var batchSize: Int
     /// At most this many rows, `nil` for all.
@@ -32,15 +46,21 @@ public struct FetchRequest: Sendable, Hashable {
 
     public init(
         table: String, idColumn: String = "rowid", filter: String? = nil, arguments: [DatabaseValue] = [],
-        sortDescriptors: [SortDescriptor] = [], sectionKey: String? = nil, batchSize: Int = 20,
-        limit: Int? = nil, offset: Int = 0
+        sortDescriptors: [SortDescriptor] = [], relationships: [Relationship] = [], sectionKey: String? = nil,
+        sectionOrder: [SectionDeclaration]? = nil, showsEmptySections: Bool = false, versionColumn: String? = nil,
+        prefetchedRelationships: [String] = [], batchSize: Int = 20, limit: Int? = nil, offset: Int = 0
     ) {
         self.table = table
         self.idColumn = idColumn
         self.filter = filter
         self.arguments = arguments
         self.sortDescriptors = sortDescriptors
+        self.relationships = relationships
         self.sectionKey = sectionKey
+        self.sectionOrder = sectionOrder
+        self.showsEmptySections = showsEmptySections
+        self.versionColumn = versionColumn
+        self.prefetchedRelationships = prefetchedRelationships
         self.batchSize = batchSize
         self.limit = limit
         self.offset = offset
@@ -55,29 +75,28 @@ public struct FetchRequest: Sendable, Hashable {
             throw ResultsControllerError.invalidRequest(
                 "the section key '\(sectionKey)' must be the first sort descriptor's key, so that sections are contiguous")
         }
+        if sectionOrder != nil, sectionKey == nil {
+            throw ResultsControllerError.invalidRequest("a section order needs a section key")
+        }
+        let names = Set(relationships.map(\.name))
+        for key in sortDescriptors.map(\.key) + [sectionKey].compactMap({ $0 }) where key.contains(".") {
+            let relationship = String(key.prefix { $0 != "." })
+            guard names.contains(relationship) else {
+                throw ResultsControllerError.invalidRequest("'\(key)' goes through '\(relationship)', which is not a declared relationship")
+            }
+        }
+        for name in prefetchedRelationships where !names.contains(name) {
+            throw ResultsControllerError.invalidRequest("cannot prefetch '\(name)': it is not a declared relationship")
+        }
     }
 
-    /// The query for the ordered ids (and section names): no row bodies.
-    var idQuery: String {
-        var sql = "SELECT \(quoteColumn(idColumn))"
-        if let sectionKey { sql += ", \(quoteColumn(sectionKey))" }
-        sql += " FROM \(quoteIdentifier(table))"
-        if let filter { sql += " WHERE (\(filter))" }
-        let order = sortDescriptors.map(\.sql) + ["\(quoteColumn(idColumn)) ASC"]
-        sql += " ORDER BY " + order.joined(separator: ", ")
-        if limit != nil || offset > 0 { sql += " LIMIT \(limit ?? -1) OFFSET \(offset)" }
-        return sql
+    /// A stable text naming everything that decides the fetched ids and their order (for the cache).
+    var fingerprint: String {
+        var parts = [table, idColumn, filter ?? "", arguments.map(\.description).joined(separator: ","),
+                     sortDescriptors.map { "\($0.key) \($0.ascending) \($0.collation ?? "") \($0.nulls.rawValue)" }.joined(separator: ","),
+                     relationships.map { "\($0.name)=\($0.table).\($0.targetKey)<-\($0.foreignKey)" }.joined(separator: ","),
+                     sectionKey ?? "", versionColumn ?? "", "\(showsEmptySections)", "\(limit ?? -1)", "\(offset)"]
+        parts.append((sectionOrder ?? []).map { "\($0.name)|\($0.displayTitle ?? "")|\($0.indexTitle ?? "")" }.joined(separator: ","))
+        return parts.joined(separator: "\u{1F}")
     }
-
-    /// The query for the rows of up to `count` ids.
-    func batchQuery(count: Int) -> String {
-        let placeholders = Array(repeating: "?", count: count).joined(separator: ",")
-        return "SELECT \(quoteColumn(idColumn)) AS \"_fetched_id\", * FROM \(quoteIdentifier(table)) "
-            + "WHERE \(quoteColumn(idColumn)) IN (\(placeholders))"
-    }
-}
-
-/// Quotes a column name unless it is `rowid`, which must stay bare to mean the row id.
-func quoteColumn(_ name: String) -> String {
-    name.lowercased() == "rowid" ? name : quoteIdentifier(name)
 }

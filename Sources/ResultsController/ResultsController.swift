@@ -1,76 +1,146 @@
 import SiteStore
 
-/// Lists the rows of a fetch request the way NSFetchedResultsController does: ids fetched once in
-/// order, sections derived from them, and row bodies read on demand, `batchSize` rows per query.
+/// Lists the rows of a fetch request the way NSFetchedResultsController does: ids and sort keys fetched
+/// once in order, sections derived from them, row bodies read on demand `batchSize` rows per query, and
+/// after a changeset a `Delta` that turns the old results into the new ones.
 ///
 /// ```swift
 /// let controller = try ResultsController(database: db, request: request)
 /// try controller.performFetch()
-/// for section in controller.sections {
-///     let firstRow = try controller.object(at: IndexPath(item: 0, section: 0))
-/// }
+/// let row = try controller.object(at: IndexPath(item: 0, section: 0))
+/// let changes = try db.trackingChanges { try db.execute("UPDATE banks SET state = 'TX' WHERE rowid = 7") }.changeset
+/// let delta = try controller.apply(changes)   // moves, inserts, deletes, updates, section changes
 /// ```
-/// Memory after a fetch is O(ids); at most a couple of batches of rows are kept.
+/// Memory after a fetch is O(ids and sort keys); at most a couple of batches of rows are kept.
 public final class ResultsController {
     /// The request being served.
     public private(set) var request: FetchRequest
-    /// The result of the last fetch.
-    public private(set) var snapshot: Snapshot = .empty
-    private let database: Database
-    private var hasFetched = false
-    private var positions: [Int64: Int] = [:]
-    private var batchCache: [(index: Int, rows: [Row])] = []
+    /// Told of every change.
+    public weak var delegate: (any ResultsControllerDelegate)?
+    /// The name the snapshot is cached under in the database, `nil` for no cache.
+    public let cacheName: String?
+
+    let database: Database
+    var compiled: CompiledRequest
+    var rows: OrderedRows
+    var entriesByID: [Int64: OrderedRows.Entry] = [:]
+    var sectionCounts: [String: Int] = [:]
+    var sectionOrderKeys: [String: SortKey] = [:]
+    /// The sections, in order.
+    public private(set) var sections: [SectionInfo] = []
+    private(set) var hasFetched = false
+    var batchCache: [(index: Int, rows: [Row])] = []
+    /// The database generation the results reflect; `nil` when unknown (untracked changes were applied).
+    var generation: Int64?
+    var cacheIsStale = false
+    private var relatedColumns: [String: [String]]?
+    private var deltaContinuations: [Int: AsyncStream<Delta>.Continuation] = [:]
+    private var nextContinuationID = 0
     private static let cachedBatchLimit = 2
+    /// The most ids bound to one statement when re-querying changed rows.
+    static let idsPerQuery = 500
 
     /// Makes a controller for `request` over `database`; nothing is read until `performFetch()`.
-    public init(database: Database, request: FetchRequest) throws {
+    public init(database: Database, request: FetchRequest, cacheName: String? = nil) throws {
         try request.validate()
         self.database = database
         self.request = request
+        self.cacheName = cacheName
+        compiled = CompiledRequest(request)
+        rows = OrderedRows(ordering: compiled.ordering, sortedEntries: [])
     }
 
-    /// Runs the id query (one statement, no row bodies) and builds the sections.
+    deinit {
+        for continuation in deltaContinuations.values { continuation.finish() }
+    }
+
+    // MARK: Fetching
+
+    /// Runs the one query for the ordered ids and sort keys (no row bodies) and builds the sections.
+    /// With a `cacheName`, a snapshot cached for the same request, schema and data generation is restored instead.
     public func performFetch() throws {
-        var ids: [Int64] = []
-        var sections: [SectionInfo] = []
-        let statement = try database.cachedStatement(request.idQuery)
-        let hasSections = request.sectionKey != nil
-        var currentName: String?
-        var currentStart = 0
+        if let cacheName,
+            let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: database.generation)
+        {
+            install(restored)
+            generation = database.generation
+            return
+        }
+        try fetchAndCache()
+    }
+
+    /// Restores the cached snapshot as it was before `changeset` and applies it, which costs O(k log n)
+    /// instead of a fetch; when the cache does not match, fetches afresh. Returns the delta, `nil` after a fetch.
+    @discardableResult
+    public func performFetch(catchingUpWith changeset: Changeset) throws -> Delta? {
+        if let cacheName, let base = changeset.baseGeneration,
+            let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: base)
+        {
+            install(restored)
+            generation = base
+            return try apply(changeset)
+        }
+        try fetchAndCache()
+        return nil
+    }
+
+    private func fetchAndCache() throws {
+        let generation = database.generation
+        install(try fetchEntries(progress: nil))
+        self.generation = generation
+        cacheIsStale = true
+        try persistCache()
+    }
+
+    /// Reads every matching row's id, version and keys, in order.
+    func fetchEntries(progress: ((Int) -> Void)?) throws -> [OrderedRows.Entry] {
+        var entries: [OrderedRows.Entry] = []
+        let statement = try database.makeStatement(compiled.keysQuery)
         try statement.forEachRow(request.arguments) { row in
-            ids.append(row.int64(at: 0))
-            guard hasSections else { return }
-            let name = row.string(at: 1) ?? ""
-            if name != currentName {
-                if let currentName {
-                    sections.append(SectionInfo(name: currentName, range: currentStart..<(ids.count - 1)))
-                }
-                currentName = name
-                currentStart = ids.count - 1
-            }
+            entries.append(compiled.entry(from: row))
+            if let progress, entries.count % 10_000 == 0 { progress(entries.count) }
         }
-        if hasSections, let currentName {
-            sections.append(SectionInfo(name: currentName, range: currentStart..<ids.count))
-        } else if !hasSections, !ids.isEmpty {
-            sections = [SectionInfo(name: "", range: 0..<ids.count)]
-        }
-        snapshot = Snapshot(ids: ids, sections: sections)
-        positions = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        return entries
+    }
+
+    func install(_ entries: [OrderedRows.Entry]) {
+        rows = OrderedRows(ordering: compiled.ordering, sortedEntries: entries)
+        entriesByID = Dictionary(uniqueKeysWithValues: entries.lazy.map { ($0.id, $0) })
+        sectionCounts = [:]
+        sectionOrderKeys = [:]
+        for entry in entries { count(entry, by: 1) }
+        rebuildSections()
         batchCache.removeAll()
         hasFetched = true
+        checkInvariants()
     }
 
-    /// The sections, in order.
-    public var sections: [SectionInfo] { snapshot.sections }
+    /// Every fetched id, in order (O(n): copy it once rather than per row).
+    public var fetchedIDs: [Int64] { rows.ids }
 
-    /// Every fetched id, in order.
-    public var fetchedIDs: [Int64] { snapshot.ids }
+    /// How many rows the results hold.
+    public var count: Int { rows.count }
+
+    /// The current results, with every row's sort key and version (O(n)).
+    public var snapshot: Snapshot {
+        var keys: [SortKey] = [], versions: [Int64] = [], ids: [Int64] = []
+        for chunk in rows.chunks {
+            for entry in chunk {
+                ids.append(entry.id)
+                keys.append(entry.key)
+                versions.append(entry.version)
+            }
+        }
+        return Snapshot(ids: ids, sections: sections, keys: keys, versions: versions)
+    }
 
     /// The distinct index titles of the sections, in section order (a table view's index).
     public var sectionIndexTitles: [String] {
         var seen = Set<String>()
         return sections.compactMap(\.indexTitle).filter { seen.insert($0).inserted }
     }
+
+    // MARK: Reading rows
 
     /// The row at `indexPath`, read with the rest of its batch if not already loaded.
     public func object(at indexPath: IndexPath) throws -> Row {
@@ -81,7 +151,7 @@ public final class ResultsController {
         return try object(atOffset: sections[indexPath.section].range.lowerBound + indexPath.item)
     }
 
-    /// The rows at `offsets` among all fetched ids, in order, read a batch at a time.
+    /// The rows at `offsets` among all fetched rows, in order, read a batch at a time.
     public func objects(in offsets: Range<Int>) throws -> [Row] {
         guard hasFetched else { throw ResultsControllerError.notFetched }
         return try offsets.map { try object(atOffset: $0) }
@@ -89,15 +159,20 @@ public final class ResultsController {
 
     /// Where the row with `id` is, or `nil` when it is not among the results.
     public func indexPath(for id: Int64) -> IndexPath? {
-        guard let offset = positions[id] else { return nil }
-        let section = sectionIndex(containing: offset)
+        guard let offset = offset(of: id) else { return nil }
+        let section = sectionIndex(containing: offset, in: sections)
         return IndexPath(item: offset - sections[section].range.lowerBound, section: section)
     }
 
-    /// The position of the row with `id` among all fetched ids.
-    public func offset(of id: Int64) -> Int? { positions[id] }
+    /// The position of the row with `id` among all fetched rows.
+    public func offset(of id: Int64) -> Int? {
+        guard let entry = entriesByID[id] else { return nil }
+        return rows.offset(ofKey: entry.key, id: id)
+    }
 
-    private func sectionIndex(containing offset: Int) -> Int {
+    /// The section holding `offset`: the last one starting at or before it (empty declared sections
+    /// share their start with the next section, which is the one holding the row).
+    func sectionIndex(containing offset: Int, in sections: [SectionInfo]) -> Int {
         var low = 0
         var high = sections.count - 1
         while low < high {
@@ -108,30 +183,168 @@ public final class ResultsController {
     }
 
     private func object(atOffset offset: Int) throws -> Row {
-        guard snapshot.ids.indices.contains(offset) else {
+        guard offset >= 0, offset < rows.count else {
             throw ResultsControllerError.indexPathOutOfRange(IndexPath(item: offset, section: 0))
         }
         let batchIndex = offset / request.batchSize
-        let rows = try batch(batchIndex)
-        return rows[offset - batchIndex * request.batchSize]
+        let batch = try self.batch(batchIndex)
+        return batch[offset - batchIndex * request.batchSize]
     }
 
     private func batch(_ index: Int) throws -> [Row] {
         if let cached = batchCache.first(where: { $0.index == index }) { return cached.rows }
         let start = index * request.batchSize
-        let ids = Array(snapshot.ids[start..<min(start + request.batchSize, snapshot.ids.count)])
-        let statement = try database.cachedStatement(request.batchQuery(count: ids.count))
+        let ids = (start..<min(start + request.batchSize, rows.count)).map { rows[$0].id }
+        if relatedColumns == nil { relatedColumns = try loadRelatedColumns() }
+        let statement = try database.cachedStatement(compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:]))
         var byID: [Int64: Row] = [:]
-        for row in try statement.fetchAll(ids.map { .integer($0) }) {
+        for row in try statement.fetchAll(ids.map { DatabaseValue.integer($0) }) {
             let id = row.values[0].int64Value ?? 0
             byID[id] = Row(columns: Array(row.columns.dropFirst()), values: Array(row.values.dropFirst()))
         }
-        let rows = try ids.map { id in
+        let batch = try ids.map { id in
             guard let row = byID[id] else { throw ResultsControllerError.rowVanished(id: id) }
             return row
         }
-        batchCache.append((index, rows))
+        batchCache.append((index, batch))
         if batchCache.count > Self.cachedBatchLimit { batchCache.removeFirst() }
-        return rows
+        return batch
+    }
+
+    private func loadRelatedColumns() throws -> [String: [String]] {
+        var columns: [String: [String]] = [:]
+        for name in request.prefetchedRelationships {
+            guard let relationship = request.relationships.first(where: { $0.name == name }) else { continue }
+            columns[name] = try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(relationship.table)])
+                .compactMap { $0["name"]?.stringValue }
+        }
+        return columns
+    }
+
+    // MARK: Sections
+
+    func count(_ entry: OrderedRows.Entry, by amount: Int) {
+        let name = compiled.sectionName(of: entry.key)
+        let newCount = (sectionCounts[name] ?? 0) + amount
+        sectionCounts[name] = newCount == 0 ? nil : newCount
+        if amount > 0, sectionOrderKeys[name] == nil { sectionOrderKeys[name] = compiled.sectionOrderKey(of: entry.key) }
+        if newCount == 0 { sectionOrderKeys[name] = nil }
+    }
+
+    func rebuildSections() {
+        guard request.sectionKey != nil else {
+            sections = rows.count > 0 ? [SectionInfo(name: "", range: 0..<rows.count)] : []
+            return
+        }
+        let declarations = request.sectionOrder ?? []
+        var orderKeys = sectionOrderKeys
+        if request.showsEmptySections {
+            for (rank, declaration) in declarations.enumerated() where orderKeys[declaration.name] == nil {
+                orderKeys[declaration.name] = SortKey([.integer(Int64(rank)), .text(declaration.name)])
+            }
+        }
+        let names = orderKeys.keys.sorted { lhs, rhs in
+            let (a, b) = (orderKeys[lhs]!, orderKeys[rhs]!)
+            if compiled.sectionPrecedes(a, b) { return true }
+            if compiled.sectionPrecedes(b, a) { return false }
+            return lhs < rhs
+        }
+        var start = 0
+        sections = names.map { name in
+            let count = sectionCounts[name] ?? 0
+            let declaration = declarations.first { $0.name == name }
+            defer { start += count }
+            return SectionInfo(name: name, displayTitle: declaration?.displayTitle, indexTitle: declaration?.indexTitle,
+                               range: start..<(start + count))
+        }
+    }
+
+    func indexPath(ofOffset offset: Int, in sections: [SectionInfo], sectionName: String) -> IndexPath {
+        let section = sections.firstIndex { $0.name == sectionName } ?? sectionIndex(containing: offset, in: sections)
+        return IndexPath(item: offset - sections[section].range.lowerBound, section: section)
+    }
+
+    // MARK: Deltas
+
+    /// Deltas as they happen, for consumers that prefer `for await` to a delegate.
+    public var deltas: AsyncStream<Delta> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Delta.self, bufferingPolicy: .unbounded)
+        let id = nextContinuationID
+        nextContinuationID += 1
+        deltaContinuations[id] = continuation
+        return stream
+    }
+
+    func report(_ delta: Delta) {
+        guard !delta.isEmpty else { return }
+        delegate?.controllerWillChangeContent(self)
+        delegate?.controller(self, didChange: delta)
+        delegate?.controllerDidChangeContent(self)
+        for continuation in deltaContinuations.values { continuation.yield(delta) }
+    }
+
+    /// Writes the snapshot to the cache when it changed since it was last written (O(n): call it once,
+    /// after a batch of changes, not after each).
+    public func persistCache() throws {
+        guard let cacheName, cacheIsStale else { return }
+        if let generation {
+            try SnapshotCache(database: database).save(name: cacheName, compiled: compiled, rows: rows, generation: generation)
+        } else {
+            try SnapshotCache(database: database).delete(name: cacheName)
+        }
+        cacheIsStale = false
+    }
+
+    /// Removes a named snapshot from the cache, so the next `performFetch` with that name runs the query.
+    public static func deleteCache(named name: String, in database: Database) throws {
+        try SnapshotCache(database: database).delete(name: name)
+    }
+
+    /// Replaces the request (a new filter, order or section key) and reports the change as a delta.
+    @discardableResult
+    public func setRequest(_ newRequest: FetchRequest) throws -> Delta {
+        try newRequest.validate()
+        let oldSections = sections
+        let oldOffsets = Dictionary(uniqueKeysWithValues: rows.ids.enumerated().map { ($1, $0) })
+        let oldEntries = entriesByID
+        let oldCompiled = compiled
+        request = newRequest
+        compiled = CompiledRequest(newRequest)
+        relatedColumns = nil
+        batchCache.removeAll()
+        install(try fetchEntries(progress: nil))
+        var changes: [Int64: RowChangeRecord] = [:]
+        for (id, offset) in oldOffsets {
+            let old = oldEntries[id]!
+            changes[id] = RowChangeRecord(id: id, old: .init(offset: offset, section: oldCompiled.sectionName(of: old.key), version: old.version))
+        }
+        for (offset, id) in rows.ids.enumerated() {
+            let entry = entriesByID[id]!
+            changes[id, default: RowChangeRecord(id: id)].new = .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
+        }
+        let delta = DeltaBuilder(oldSections: oldSections, newSections: sections, comparesVersions: true, updatedIDs: [])
+            .delta(for: Array(changes.values))
+        generation = database.generation
+        cacheIsStale = true
+        report(delta)
+        return delta
+    }
+
+    /// Checks, in debug builds, that the ordered rows agree with the comparison and the sections with the counts.
+    func checkInvariants() {
+        #if DEBUG
+        var previous: OrderedRows.Entry?
+        for chunk in rows.chunks {
+            for entry in chunk {
+                if let previous {
+                    assert(compiled.ordering.precedes(previous.key, previous.id, entry.key, entry.id),
+                           "SQLite's order and the controller's comparison disagree at id \(entry.id)")
+                }
+                previous = entry
+            }
+        }
+        assert(sections.map(\.numberOfObjects).reduce(0, +) == rows.count)
+        assert(entriesByID.count == rows.count)
+        #endif
     }
 }

@@ -4,7 +4,7 @@ public struct SectionInfo: Sendable, Hashable {
     public var name: String
     /// The title a page shows for it.
     public var displayTitle: String
-    /// The short title a section index shows (the first letter of the name, upper-cased).
+    /// The short title a section index shows (the first letter of the display title, upper-cased).
     public var indexTitle: String?
     /// The positions of its rows among all fetched ids.
     public var range: Range<Int>
@@ -15,7 +15,7 @@ public struct SectionInfo: Sendable, Hashable {
     public init(name: String, displayTitle: String? = nil, indexTitle: String? = nil, range: Range<Int>) {
         self.name = name
         self.displayTitle = displayTitle ?? name
-        self.indexTitle = indexTitle ?? name.first.map { String($0).uppercased() }
+        self.indexTitle = indexTitle ?? self.displayTitle.first.map { String($0).uppercased() }
         self.range = range
     }
 }

@@ -1,15 +1,23 @@
-/// What a fetch found: every matching id in order, and the sections they fall into.
+import SiteStore
+
+/// What a fetch found: every matching id in order, the sections they fall into, and each row's sort key and version.
 public struct Snapshot: Sendable, Hashable {
     /// Every fetched id, in the request's total order.
     public var ids: [Int64]
-    /// The sections, in order; one unnamed section when the request has no section key and rows exist.
+    /// The sections, in order.
     public var sections: [SectionInfo]
+    /// Each row's sort key, parallel to `ids`.
+    public var keys: [SortKey]
+    /// Each row's version, parallel to `ids` (0 when the request names no version column).
+    public var versions: [Int64]
 
-    public init(ids: [Int64], sections: [SectionInfo]) {
+    public init(ids: [Int64], sections: [SectionInfo], keys: [SortKey], versions: [Int64]) {
         self.ids = ids
         self.sections = sections
+        self.keys = keys
+        self.versions = versions
     }
 
     /// The snapshot of an empty result.
-    public static let empty = Snapshot(ids: [], sections: [])
+    public static let empty = Snapshot(ids: [], sections: [], keys: [], versions: [])
 }

@@ -1,3 +1,8 @@
+/// `FetchRequest.SortDescriptor`, for code that does not also import Foundation (whose own `SortDescriptor`
+/// makes the bare name ambiguous in type positions; the module cannot qualify it, being named like its class).
+public typealias SortDescriptor = FetchRequest.SortDescriptor
+
+extension FetchRequest {
 /// One key of a fetch request's order: a column, its direction, its text collation and where NULLs go.
 public struct SortDescriptor: Sendable, Hashable {
     /// Where NULL values sort, whatever the direction.
@@ -20,13 +25,5 @@ public struct SortDescriptor: Sendable, Hashable {
         self.collation = collation
         self.nulls = nulls ?? (ascending ? .first : .last)
     }
-
-    /// The ORDER BY term for this descriptor.
-    var sql: String {
-        var term = quoteColumn(key)
-        if let collation { term += " COLLATE \(collation)" }
-        term += ascending ? " ASC" : " DESC"
-        term += nulls == .first ? " NULLS FIRST" : " NULLS LAST"
-        return term
-    }
+}
 }

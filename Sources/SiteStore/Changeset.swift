@@ -18,6 +18,10 @@ public struct Changeset: Sendable, Hashable {
 
     /// Table name to its changes; tables with no change are absent.
     public var tables: [String: TableChanges]
+    /// The database generation the changes were made on, when tracked (see `Database.trackingChanges`).
+    public var baseGeneration: Int64?
+    /// The generation they produced.
+    public var generation: Int64?
 
     public init(tables: [String: TableChanges] = [:]) {
         self.tables = tables.filter { !$0.value.isEmpty }
@@ -28,6 +32,8 @@ public struct Changeset: Sendable, Hashable {
 
     /// Adds `other`'s changes to these (later changes to the same row win: insert then delete is nothing).
     public mutating func merge(_ other: Changeset) {
+        if baseGeneration == nil { baseGeneration = other.baseGeneration }
+        generation = other.generation ?? generation
         for (table, changes) in other.tables {
             var merged = tables[table] ?? TableChanges()
             for id in changes.inserted {

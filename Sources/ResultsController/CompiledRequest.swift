@@ -1,0 +1,142 @@
+import SiteStore
+
+/// A fetch request turned into SQL and into the comparison that agrees with it.
+///
+/// Every query selects `id, version, key…` so that a re-queried row can be placed by binary search
+/// among the rows already fetched. With an explicit section order, the first key is the section's rank
+/// (a CASE expression) and the second the section key's value.
+struct CompiledRequest: Sendable {
+    let request: FetchRequest
+    /// The comparison over the selected keys (rank first when sections have an explicit order).
+    let ordering: RowOrdering
+    let hasRankKey: Bool
+    private let keyExpressions: [String]
+    private let fromClause: String
+    private let idExpression: String
+    private let versionExpression: String
+
+    init(_ request: FetchRequest) {
+        self.request = request
+        let table = quoteIdentifier(request.table)
+        func column(_ key: String) -> String {
+            if let dot = key.firstIndex(of: ".") {
+                return quoteIdentifier(String(key[..<dot])) + "." + Self.quoteColumn(String(key[key.index(after: dot)...]))
+            }
+            return table + "." + Self.quoteColumn(key)
+        }
+        var from = "FROM " + table
+        for relationship in request.relationships {
+            from += " LEFT JOIN \(quoteIdentifier(relationship.table)) AS \(quoteIdentifier(relationship.name))"
+                + " ON \(quoteIdentifier(relationship.name)).\(Self.quoteColumn(relationship.targetKey)) = \(table).\(Self.quoteColumn(relationship.foreignKey))"
+        }
+        fromClause = from
+        idExpression = column(request.idColumn)
+        versionExpression = request.versionColumn.map(column) ?? "0"
+        var expressions = request.sortDescriptors.map { column($0.key) }
+        var descriptors = request.sortDescriptors
+        if let order = request.sectionOrder, let first = expressions.first {
+            let cases = order.enumerated().map { "WHEN \(DatabaseValue.text($0.element.name).description) THEN \($0.offset)" }
+            expressions.insert("CASE CAST(\(first) AS TEXT) \(cases.joined(separator: " ")) ELSE \(order.count) END", at: 0)
+            descriptors.insert(SortDescriptor(key: "_section_rank"), at: 0)
+            hasRankKey = true
+        } else {
+            hasRankKey = false
+        }
+        keyExpressions = expressions
+        ordering = RowOrdering(descriptors: descriptors)
+    }
+
+    static func quoteColumn(_ name: String) -> String {
+        name.lowercased() == "rowid" ? name : quoteIdentifier(name)
+    }
+
+    private var orderBy: String {
+        let terms = zip(keyExpressions, ordering.descriptors).map { expression, descriptor in
+            var term = expression
+            if let collation = descriptor.collation { term += " COLLATE \(collation)" }
+            term += descriptor.ascending ? " ASC" : " DESC"
+            term += descriptor.nulls == .first ? " NULLS FIRST" : " NULLS LAST"
+            return term
+        }
+        return "ORDER BY " + (terms + ["\(idExpression) ASC"]).joined(separator: ", ")
+    }
+
+    private var selectList: String {
+        ([idExpression, versionExpression] + keyExpressions).joined(separator: ", ")
+    }
+
+    /// Every matching row's id, version and keys, in order: the one query of `performFetch`.
+    var keysQuery: String {
+        var sql = "SELECT \(selectList) \(fromClause)"
+        if let filter = request.filter { sql += " WHERE (\(filter))" }
+        sql += " " + orderBy
+        if request.limit != nil || request.offset > 0 { sql += " LIMIT \(request.limit ?? -1) OFFSET \(request.offset)" }
+        return sql
+    }
+
+    /// The same for just the rows with `count` given ids (bound after the filter's arguments).
+    func keysQuery(forIDs count: Int) -> String {
+        let list = Array(repeating: "?", count: count).joined(separator: ",")
+        var sql = "SELECT \(selectList) \(fromClause) WHERE \(idExpression) IN (\(list))"
+        if let filter = request.filter { sql = "SELECT \(selectList) \(fromClause) WHERE (\(filter)) AND \(idExpression) IN (\(list))" }
+        return sql
+    }
+
+    /// The ids of fetched-table rows whose `relationship` points at one of `count` related keys.
+    func referencingIDsQuery(_ relationship: Relationship, count: Int) -> String {
+        let table = quoteIdentifier(request.table)
+        let list = Array(repeating: "?", count: count).joined(separator: ",")
+        if relationship.targetKey.lowercased() == "rowid" {
+            return "SELECT \(table).\(Self.quoteColumn(request.idColumn)) FROM \(table) WHERE \(table).\(Self.quoteColumn(relationship.foreignKey)) IN (\(list))"
+        }
+        // The changeset names related rows by rowid; map them to the key the foreign key holds.
+        let related = quoteIdentifier(relationship.table)
+        return "SELECT \(table).\(Self.quoteColumn(request.idColumn)) FROM \(table) WHERE \(table).\(Self.quoteColumn(relationship.foreignKey)) IN "
+            + "(SELECT \(Self.quoteColumn(relationship.targetKey)) FROM \(related) WHERE rowid IN (\(list)))"
+    }
+
+    /// The full rows (and prefetched related columns) of `count` ids; the first column is the id.
+    func rowsQuery(forIDs count: Int, relatedColumns: [String: [String]]) -> String {
+        let table = quoteIdentifier(request.table)
+        var select = "\(idExpression) AS \"_fetched_id\", \(table).*"
+        var from = "FROM " + table
+        for name in request.prefetchedRelationships {
+            guard let relationship = request.relationships.first(where: { $0.name == name }) else { continue }
+            for column in relatedColumns[name] ?? [] {
+                select += ", \(quoteIdentifier(name)).\(quoteIdentifier(column)) AS \(quoteIdentifier(name + "." + column))"
+            }
+            from += " LEFT JOIN \(quoteIdentifier(relationship.table)) AS \(quoteIdentifier(name))"
+                + " ON \(quoteIdentifier(name)).\(Self.quoteColumn(relationship.targetKey)) = \(table).\(Self.quoteColumn(relationship.foreignKey))"
+        }
+        let list = Array(repeating: "?", count: count).joined(separator: ",")
+        return "SELECT \(select) \(from) WHERE \(idExpression) IN (\(list))"
+    }
+
+    /// Reads `id, version, keys…` from the current row of a statement made from one of the key queries.
+    func entry(from statement: Statement) -> OrderedRows.Entry {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(keyExpressions.count)
+        for index in 0..<keyExpressions.count { values.append(statement.value(at: index + 2)) }
+        return OrderedRows.Entry(id: statement.int64(at: 0), key: SortKey(values), version: statement.int64(at: 1))
+    }
+
+    /// The name of the section a row with `key` is in; `""` without a section key.
+    func sectionName(of key: SortKey) -> String {
+        guard request.sectionKey != nil else { return "" }
+        return key.values[hasRankKey ? 1 : 0].stringValue ?? ""
+    }
+
+    /// The part of a key that orders sections.
+    func sectionOrderKey(of key: SortKey) -> SortKey {
+        SortKey(Array(key.values.prefix(hasRankKey ? 2 : 1)))
+    }
+
+    /// Whether section order key `lhs` comes before `rhs`.
+    func sectionPrecedes(_ lhs: SortKey, _ rhs: SortKey) -> Bool {
+        for index in lhs.values.indices {
+            let order = ordering.compare(lhs.values[index], rhs.values[index], ordering.descriptors[index])
+            if order != 0 { return order < 0 }
+        }
+        return false
+    }
+}

@@ -1,0 +1,66 @@
+/// What changed in a controller's results, in the terms a table view applies.
+///
+/// Apply it in this order: remove `deletedRows` and the `from` side of `movedRows` (old index paths,
+/// highest first); remove `deletedSections` (old indexes, highest first; they are empty by then);
+/// insert `insertedSections` (new indexes, lowest first); insert `insertedRows` and the `to` side of
+/// `movedRows` (new index paths, lowest first). `updatedRows` stayed in place and changed content.
+public struct Delta: Sendable, Hashable {
+    /// A section that appeared or went away.
+    public struct SectionChange: Sendable, Hashable {
+        public var index: Int
+        public var name: String
+    }
+
+    /// A row that appeared (new index path) or went away (old index path).
+    public struct RowChange: Sendable, Hashable {
+        public var id: Int64
+        public var indexPath: IndexPath
+    }
+
+    /// A row whose position changed because its sort key or section did.
+    public struct RowMove: Sendable, Hashable {
+        public var id: Int64
+        public var from: IndexPath
+        public var to: IndexPath
+    }
+
+    /// A row whose content changed while its relative position did not.
+    public struct RowUpdate: Sendable, Hashable {
+        public var id: Int64
+        public var oldIndexPath: IndexPath
+        public var newIndexPath: IndexPath
+    }
+
+    /// Sections removed, by old index, highest first.
+    public var deletedSections: [SectionChange] = []
+    /// Sections added, by new index, lowest first.
+    public var insertedSections: [SectionChange] = []
+    /// Rows removed, by old index path, highest first.
+    public var deletedRows: [RowChange] = []
+    /// Rows added, by new index path, lowest first.
+    public var insertedRows: [RowChange] = []
+    /// Rows moved, by new index path.
+    public var movedRows: [RowMove] = []
+    /// Rows changed in place, by new index path.
+    public var updatedRows: [RowUpdate] = []
+
+    public init() {}
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool {
+        deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty && insertedRows.isEmpty
+            && movedRows.isEmpty && updatedRows.isEmpty
+    }
+
+    /// How many row-level changes it holds.
+    public var rowChangeCount: Int { deletedRows.count + insertedRows.count + movedRows.count + updatedRows.count }
+
+    mutating func sortForApplication() {
+        deletedSections.sort { $0.index > $1.index }
+        insertedSections.sort { $0.index < $1.index }
+        deletedRows.sort { $0.indexPath > $1.indexPath }
+        insertedRows.sort { $0.indexPath < $1.indexPath }
+        movedRows.sort { $0.to < $1.to }
+        updatedRows.sort { $0.newIndexPath < $1.newIndexPath }
+    }
+}

@@ -1,0 +1,136 @@
+/// The fetched rows in order — id, sort key and version — as a chunked sequence with order statistics.
+///
+/// A flat array would make every insert or delete in a million-row result shift megabytes and every
+/// position change ripple through an index; here a change costs a binary search over chunk bounds,
+/// a shift inside one chunk of at most `chunkCapacity` entries, and an update of the chunk offsets.
+struct OrderedRows: Sendable {
+    /// One fetched row.
+    struct Entry: Sendable, Hashable {
+        var id: Int64
+        var key: SortKey
+        /// The row's version (e.g. a content hash column); 0 when the request names none.
+        var version: Int64
+    }
+
+    static let chunkCapacity = 1024
+
+    private(set) var chunks: [[Entry]] = []
+    /// The global offset of each chunk's first entry.
+    private var chunkStarts: [Int] = []
+    let ordering: RowOrdering
+
+    init(ordering: RowOrdering, sortedEntries: [Entry]) {
+        self.ordering = ordering
+        var start = 0
+        // Half-full chunks leave room to insert without splitting at once.
+        let fill = Self.chunkCapacity / 2
+        while start < sortedEntries.count {
+            let end = min(start + fill, sortedEntries.count)
+            chunks.append(Array(sortedEntries[start..<end]))
+            start = end
+        }
+        recomputeStarts(from: 0)
+    }
+
+    var count: Int { chunks.isEmpty ? 0 : chunkStarts[chunks.count - 1] + chunks[chunks.count - 1].count }
+
+    /// The entry at global `offset`.
+    subscript(offset: Int) -> Entry {
+        let chunk = chunkIndex(containingOffset: offset)
+        return chunks[chunk][offset - chunkStarts[chunk]]
+    }
+
+    /// Every id, in order (O(N): for callers that want the whole list).
+    var ids: [Int64] {
+        var ids: [Int64] = []
+        ids.reserveCapacity(count)
+        for chunk in chunks { for entry in chunk { ids.append(entry.id) } }
+        return ids
+    }
+
+    /// The global offset at which an entry with `key` and `id` is, or would be inserted.
+    func insertionOffset(key: SortKey, id: Int64) -> Int {
+        guard !chunks.isEmpty else { return 0 }
+        // The first chunk whose last entry does not precede the probe.
+        var low = 0, high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            let last = chunks[middle][chunks[middle].count - 1]
+            if ordering.precedes(last.key, last.id, key, id) { low = middle + 1 } else { high = middle }
+        }
+        guard low < chunks.count else { return count }
+        let chunk = chunks[low]
+        var lowEntry = 0, highEntry = chunk.count
+        while lowEntry < highEntry {
+            let middle = (lowEntry + highEntry) / 2
+            if ordering.precedes(chunk[middle].key, chunk[middle].id, key, id) { lowEntry = middle + 1 } else { highEntry = middle }
+        }
+        return chunkStarts[low] + lowEntry
+    }
+
+    /// The offset of the entry with exactly `key` and `id`, or `nil` when there is none.
+    func offset(ofKey key: SortKey, id: Int64) -> Int? {
+        let offset = insertionOffset(key: key, id: id)
+        guard offset < count, self[offset].id == id else { return nil }
+        return offset
+    }
+
+    /// Inserts `entry` in order; returns its offset.
+    @discardableResult
+    mutating func insert(_ entry: Entry) -> Int {
+        let offset = insertionOffset(key: entry.key, id: entry.id)
+        if chunks.isEmpty {
+            chunks = [[entry]]
+            chunkStarts = [0]
+            return 0
+        }
+        var chunk = offset == count ? chunks.count - 1 : chunkIndex(containingOffset: offset)
+        // At a chunk boundary, append to the previous chunk rather than prepend to the next.
+        if chunk > 0, offset == chunkStarts[chunk] { chunk -= 1 }
+        chunks[chunk].insert(entry, at: offset - chunkStarts[chunk])
+        if chunks[chunk].count > Self.chunkCapacity {
+            let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
+            chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
+            chunks.insert(upper, at: chunk + 1)
+            chunkStarts.insert(0, at: chunk + 1)
+        }
+        recomputeStarts(from: chunk)
+        return offset
+    }
+
+    /// Replaces the entry at `offset` with one of the same id and key (a new version).
+    mutating func replace(at offset: Int, with entry: Entry) {
+        let chunk = chunkIndex(containingOffset: offset)
+        chunks[chunk][offset - chunkStarts[chunk]] = entry
+    }
+
+    /// Removes the entry at `offset`.
+    mutating func remove(at offset: Int) {
+        let chunk = chunkIndex(containingOffset: offset)
+        chunks[chunk].remove(at: offset - chunkStarts[chunk])
+        if chunks[chunk].isEmpty {
+            chunks.remove(at: chunk)
+            chunkStarts.remove(at: chunk)
+        }
+        recomputeStarts(from: max(0, chunk - 1))
+    }
+
+    private func chunkIndex(containingOffset offset: Int) -> Int {
+        var low = 0, high = chunks.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if chunkStarts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    private mutating func recomputeStarts(from chunk: Int) {
+        if chunkStarts.count != chunks.count { chunkStarts = Array(repeating: 0, count: chunks.count) }
+        guard chunk < chunks.count else { return }
+        var start = chunk == 0 ? 0 : chunkStarts[chunk - 1] + chunks[chunk - 1].count
+        for index in chunk..<chunks.count {
+            chunkStarts[index] = start
+            start += chunks[index].count
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import SiteStore
+
+extension ResultsController {
+    /// Brings the results up to date with a committed changeset and reports what changed.
+    ///
+    /// Only the rows the changeset names (and the rows whose related rows it names) are re-queried, a few
+    /// hundred ids per statement; each is removed from and placed back into the order by binary search.
+    /// Cost: O(k log n) for k changed rows, never a full re-fetch. A request with a `limit` or `offset`
+    /// re-fetches its window instead, since rows slide in and out of it.
+    @discardableResult
+    public func apply(_ changeset: Changeset) throws -> Delta {
+        guard hasFetched else { throw ResultsControllerError.notFetched }
+        if request.limit != nil || request.offset > 0 { return try refetchAndReport(changeset) }
+        let affected = try affectedIDs(changeset)
+        guard !affected.isEmpty else { return Delta() }
+
+        var fresh: [Int64: OrderedRows.Entry] = [:]
+        let sortedIDs = affected.sorted()
+        for start in stride(from: 0, to: sortedIDs.count, by: Self.idsPerQuery) {
+            let ids = sortedIDs[start..<min(start + Self.idsPerQuery, sortedIDs.count)]
+            let statement = try database.cachedStatement(compiled.keysQuery(forIDs: ids.count))
+            try statement.forEachRow(request.arguments + ids.map { .integer($0) }) { row in
+                let entry = compiled.entry(from: row)
+                fresh[entry.id] = entry
+            }
+        }
+
+        let oldSections = sections
+        let updatedIDs = changeset.tables[request.table]?.updated ?? []
+        let comparesVersions = request.versionColumn != nil
+        var changes: [Int64: RowChangeRecord] = [:]
+        var removals: [(offset: Int, entry: OrderedRows.Entry)] = []
+        var insertions: [OrderedRows.Entry] = []
+        // Rows whose sort key is unchanged keep their place among the others: they are anchors, never
+        // moves, and an update when their content changed.
+        var inPlace: [(id: Int64, oldPath: IndexPath)] = []
+        for id in affected {
+            let old = entriesByID[id], new = fresh[id]
+            if let old, let new, old.key == new.key {
+                let contentChanged = comparesVersions ? old.version != new.version : updatedIDs.contains(id)
+                if contentChanged, let path = indexPath(for: id) { inPlace.append((id, path)) }
+                if old.version != new.version, let offset = rows.offset(ofKey: old.key, id: id) {
+                    rows.replace(at: offset, with: new)
+                    entriesByID[id] = new
+                }
+                continue
+            }
+            if let old, let offset = rows.offset(ofKey: old.key, id: id) {
+                changes[id] = RowChangeRecord(id: id, old: .init(offset: offset, section: compiled.sectionName(of: old.key), version: old.version))
+                removals.append((offset, old))
+            }
+            if let new { insertions.append(new) }
+        }
+        batchCache.removeAll()
+        generation = changeset.generation
+        cacheIsStale = true
+        guard !removals.isEmpty || !insertions.isEmpty || !inPlace.isEmpty else { return Delta() }
+
+        for removal in removals.sorted(by: { $0.offset > $1.offset }) {
+            rows.remove(at: removal.offset)
+            entriesByID[removal.entry.id] = nil
+            count(removal.entry, by: -1)
+        }
+        for entry in insertions {
+            rows.insert(entry)
+            entriesByID[entry.id] = entry
+            count(entry, by: 1)
+        }
+        rebuildSections()
+        for entry in insertions {
+            let offset = rows.offset(ofKey: entry.key, id: entry.id)!
+            changes[entry.id, default: RowChangeRecord(id: entry.id)].new =
+                .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
+        }
+        var delta = DeltaBuilder(oldSections: oldSections, newSections: sections, comparesVersions: comparesVersions,
+                                 updatedIDs: updatedIDs).delta(for: Array(changes.values))
+        for update in inPlace {
+            delta.updatedRows.append(.init(id: update.id, oldIndexPath: update.oldPath, newIndexPath: indexPath(for: update.id)!))
+        }
+        delta.sortForApplication()
+        checkInvariants()
+        report(delta)
+        return delta
+    }
+
+    /// The fetched table's changed ids, and the ids of its rows whose related rows changed.
+    private func affectedIDs(_ changeset: Changeset) throws -> Set<Int64> {
+        var affected = Set<Int64>()
+        if let changes = changeset.tables[request.table] {
+            affected.formUnion(changes.inserted)
+            affected.formUnion(changes.updated)
+            affected.formUnion(changes.deleted)
+        }
+        for relationship in request.relationships {
+            guard let changes = changeset.tables[relationship.table] else { continue }
+            let related = Array(changes.inserted.union(changes.updated).union(changes.deleted)).sorted()
+            for start in stride(from: 0, to: related.count, by: Self.idsPerQuery) {
+                let ids = related[start..<min(start + Self.idsPerQuery, related.count)]
+                let statement = try database.cachedStatement(compiled.referencingIDsQuery(relationship, count: ids.count))
+                try statement.forEachRow(ids.map { .integer($0) }) { affected.insert($0.int64(at: 0)) }
+            }
+        }
+        return affected
+    }
+
+    /// For windowed requests: fetch the window again and diff it against the old one.
+    private func refetchAndReport(_ changeset: Changeset) throws -> Delta {
+        let oldSections = sections
+        var changes: [Int64: RowChangeRecord] = [:]
+        let oldEntries = entriesByID
+        for (offset, id) in rows.ids.enumerated() {
+            let entry = oldEntries[id]!
+            changes[id] = RowChangeRecord(id: id, old: .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version))
+        }
+        install(try fetchEntries(progress: nil))
+        for (offset, id) in rows.ids.enumerated() {
+            let entry = entriesByID[id]!
+            changes[id, default: RowChangeRecord(id: id)].new = .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
+        }
+        let updated = changeset.tables[request.table]?.updated ?? []
+        let comparesVersions = request.versionColumn != nil
+        // Rows listed before and after with the same sort key are anchors; only the others may move.
+        var candidates: [RowChangeRecord] = []
+        var inPlace: [Delta.RowUpdate] = []
+        for change in changes.values {
+            if let old = change.old, let new = change.new, oldEntries[change.id]?.key == entriesByID[change.id]?.key {
+                if comparesVersions ? old.version != new.version : updated.contains(change.id) {
+                    inPlace.append(.init(id: change.id, oldIndexPath: IndexPath(item: old.offset - oldSections[oldSections.firstIndex { $0.name == old.section }!].range.lowerBound,
+                                                                               section: oldSections.firstIndex { $0.name == old.section }!),
+                                         newIndexPath: indexPath(for: change.id)!))
+                }
+            } else {
+                candidates.append(change)
+            }
+        }
+        var delta = DeltaBuilder(oldSections: oldSections, newSections: sections, comparesVersions: comparesVersions,
+                                 updatedIDs: updated).delta(for: candidates)
+        delta.updatedRows += inPlace
+        delta.sortForApplication()
+        generation = changeset.generation
+        cacheIsStale = true
+        report(delta)
+        return delta
+    }
+}
