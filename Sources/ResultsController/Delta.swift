@@ -9,12 +9,22 @@ public struct Delta: Sendable, Hashable {
     public struct SectionChange: Sendable, Hashable {
         public var index: Int
         public var name: String
+
+        public init(index: Int, name: String) {
+            self.index = index
+            self.name = name
+        }
     }
 
     /// A row that appeared (new index path) or went away (old index path).
     public struct RowChange: Sendable, Hashable {
         public var id: Int64
         public var indexPath: IndexPath
+
+        public init(id: Int64, indexPath: IndexPath) {
+            self.id = id
+            self.indexPath = indexPath
+        }
     }
 
     /// A row whose position changed because its sort key or section did.
@@ -22,6 +32,12 @@ public struct Delta: Sendable, Hashable {
         public var id: Int64
         public var from: IndexPath
         public var to: IndexPath
+
+        public init(id: Int64, from: IndexPath, to: IndexPath) {
+            self.id = id
+            self.from = from
+            self.to = to
+        }
     }
 
     /// A row whose content changed while its relative position did not.
@@ -29,6 +45,12 @@ public struct Delta: Sendable, Hashable {
         public var id: Int64
         public var oldIndexPath: IndexPath
         public var newIndexPath: IndexPath
+
+        public init(id: Int64, oldIndexPath: IndexPath, newIndexPath: IndexPath) {
+            self.id = id
+            self.oldIndexPath = oldIndexPath
+            self.newIndexPath = newIndexPath
+        }
     }
 
     /// Sections removed, by old index, highest first.

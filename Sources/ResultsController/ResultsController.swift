@@ -92,13 +92,38 @@ public final class ResultsController {
         try persistCache()
     }
 
+    /// Fetches like `performFetch()`, reporting how many rows it has read, and stops when the task is
+    /// cancelled: the running query is interrupted and the controller keeps its previous results.
+    public func performFetch(progress: @escaping @Sendable (Int) -> Void) async throws {
+        let interrupter = database.interrupter
+        let generation = database.generation
+        let entries = try await withTaskCancellationHandler {
+            try Task.checkCancellation()
+            do {
+                return try fetchEntries(progress: progress, checksCancellation: true)
+            } catch let error as SQLiteError where error.isInterrupt {
+                throw CancellationError()
+            }
+        } onCancel: {
+            interrupter.interrupt()
+        }
+        install(entries)
+        self.generation = generation
+        cacheIsStale = true
+        try persistCache()
+        progress(entries.count)
+    }
+
     /// Reads every matching row's id, version and keys, in order.
-    func fetchEntries(progress: ((Int) -> Void)?) throws -> [OrderedRows.Entry] {
+    func fetchEntries(progress: ((Int) -> Void)?, checksCancellation: Bool = false) throws -> [OrderedRows.Entry] {
         var entries: [OrderedRows.Entry] = []
         let statement = try database.makeStatement(compiled.keysQuery)
         try statement.forEachRow(request.arguments) { row in
             entries.append(compiled.entry(from: row))
-            if let progress, entries.count % 10_000 == 0 { progress(entries.count) }
+            if entries.count % 10_000 == 0 {
+                progress?(entries.count)
+                if checksCancellation, Task.isCancelled { throw CancellationError() }
+            }
         }
         return entries
     }

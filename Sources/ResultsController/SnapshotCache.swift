@@ -2,7 +2,7 @@ import Foundation
 import SiteStore
 
 /// Persists controller snapshots in the database they describe, keyed by cache name, and valid only for
-/// the same request (fingerprint), the same schema (`PRAGMA schema_version`) and the same data generation.
+/// the same request (fingerprint), the same definitions of the tables it reads, and the same data generation.
 struct SnapshotCache {
     let database: Database
     private static let formatVersion: UInt8 = 1
@@ -10,13 +10,19 @@ struct SnapshotCache {
     private func ensureTable() throws {
         try database.execute("""
             CREATE TABLE IF NOT EXISTS results_controller_cache (
-                name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, schema_version INTEGER NOT NULL,
+                name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, schema TEXT NOT NULL,
                 generation INTEGER NOT NULL, snapshot BLOB NOT NULL)
             """)
     }
 
-    private var schemaVersion: Int64 {
-        get throws { try database.fetchValue("PRAGMA schema_version")?.int64Value ?? 0 }
+    /// The definitions of the tables the request reads; unrelated schema changes leave the cache valid.
+    private func schemaFingerprint(_ compiled: CompiledRequest) throws -> String {
+        let tables = [compiled.request.table] + compiled.request.relationships.map(\.table)
+        let list = Array(repeating: "?", count: tables.count).joined(separator: ",")
+        return try database.fetchAll(
+            "SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN (\(list)) AND type = 'table' ORDER BY name",
+            tables.map { .text($0) }
+        ).map { "\($0["name"]?.stringValue ?? ""): \($0["sql"]?.stringValue ?? "")" }.joined(separator: "\n")
     }
 
     func save(name: String, compiled: CompiledRequest, rows: OrderedRows, generation: Int64) throws {
@@ -25,20 +31,18 @@ struct SnapshotCache {
         writer.byte(Self.formatVersion)
         writer.integer(Int64(rows.count))
         for chunk in rows.chunks { for entry in chunk { writer.entry(entry) } }
-        // The table's creation bumps the schema version: read it after.
-        let schema = try schemaVersion
         try database.execute(
-            "INSERT OR REPLACE INTO results_controller_cache (name, fingerprint, schema_version, generation, snapshot) VALUES (?, ?, ?, ?, ?)",
-            [.text(name), .text(compiled.request.fingerprint), .integer(schema), .integer(generation), .blob(writer.bytes)])
+            "INSERT OR REPLACE INTO results_controller_cache (name, fingerprint, schema, generation, snapshot) VALUES (?, ?, ?, ?, ?)",
+            [.text(name), .text(compiled.request.fingerprint), .text(try schemaFingerprint(compiled)), .integer(generation), .blob(writer.bytes)])
     }
 
     /// The cached entries when they match the request, the schema and `generation`; `nil` otherwise.
     func restore(name: String, compiled: CompiledRequest, generation: Int64) throws -> [OrderedRows.Entry]? {
         guard try database.tableExists("results_controller_cache") else { return nil }
         let rows = try database.fetchAll(
-            "SELECT fingerprint, schema_version, generation, snapshot FROM results_controller_cache WHERE name = ?", [.text(name)])
+            "SELECT fingerprint, schema, generation, snapshot FROM results_controller_cache WHERE name = ?", [.text(name)])
         guard let row = rows.first, row["fingerprint"] == .text(compiled.request.fingerprint),
-            row["schema_version"]?.int64Value == (try schemaVersion), row["generation"]?.int64Value == generation,
+            row["schema"] == .text(try schemaFingerprint(compiled)), row["generation"]?.int64Value == generation,
             case .blob(let bytes)? = row["snapshot"]
         else { return nil }
         var reader = SnapshotReader(bytes: bytes)

@@ -119,6 +119,9 @@ public final class Database {
     /// Safe to call from another thread.
     public func interrupt() { sqlite3_interrupt(handle) }
 
+    /// A value another task may hold to interrupt this connection's running statement (a cancelled fetch).
+    public var interrupter: Interrupter { Interrupter(handle: handle) }
+
     /// Whether `table` exists in the main schema.
     public func tableExists(_ table: String) throws -> Bool {
         try fetchValue("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) != nil
@@ -128,4 +131,12 @@ public final class Database {
 /// Quotes `identifier` for use as an SQL table or column name.
 public func quoteIdentifier(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// Interrupts one connection's running statement from any thread; `sqlite3_interrupt` is documented as safe for that.
+public struct Interrupter: @unchecked Sendable {
+    fileprivate let handle: OpaquePointer
+
+    /// Makes the running statement, if any, fail with `SQLITE_INTERRUPT`.
+    public func interrupt() { sqlite3_interrupt(handle) }
 }

@@ -43,11 +43,7 @@ final class DeltaPropertyTests: XCTestCase {
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private func runCase(seed: UInt64, rowCount: Int, maxChanges: Int, exactChanges: Bool = false) throws {
+        private func runCase(seed: UInt64, rowCount: Int, maxChanges: Int, exactChanges: Bool = false) throws {
         var random = SeededGenerator(seed: seed)
         let database = try Database(path: ":memory:")
         try database.executeScript("""
@@ -69,7 +65,7 @@ final class DeltaPropertyTests: XCTestCase {
         let request = randomRequest(&random)
         let controller = try ResultsController(database: database, request: request)
         try controller.performFetch()
-        let oldLayout = layout(controller)
+        let oldLayout = tableLayout(controller)
 
         var touched = Set<Int64>()
         let changeCount = exactChanges ? maxChanges : Int.random(in: 1...maxChanges, using: &random)
@@ -127,10 +123,10 @@ final class DeltaPropertyTests: XCTestCase {
         let delta = try controller.apply(changeset)
         let fresh = try ResultsController(database: database, request: request)
         try fresh.performFetch()
-        let newLayout = layout(fresh)
+        let newLayout = tableLayout(fresh)
 
         guard controller.snapshot == fresh.snapshot else {
-            throw Failure(description: "the controller's snapshot differs from a fresh fetch\n request: \(request)\n got: \(layout(controller))\n want: \(newLayout)")
+            throw Failure(description: "the controller's snapshot differs from a fresh fetch\n request: \(request)\n got: \(tableLayout(controller))\n want: \(newLayout)")
         }
         let applied = try applyAsTableView(delta, to: oldLayout)
         guard applied.map(\.name) == newLayout.map(\.name), applied.map(\.ids) == newLayout.map(\.ids) else {
@@ -144,40 +140,6 @@ final class DeltaPropertyTests: XCTestCase {
                 newLayout[update.newIndexPath.section].ids[update.newIndexPath.item] == update.id
             else { throw Failure(description: "update of \(update.id) names wrong index paths: \(update)") }
         }
-    }
-
-    private typealias Layout = [(name: String, ids: [Int64])]
-
-    private func layout(_ controller: ResultsController) -> Layout {
-        let ids = controller.fetchedIDs
-        return controller.sections.map { ($0.name, Array(ids[$0.range])) }
-    }
-
-    /// Applies a delta the way UITableView's batch updates do, using nothing but the delta.
-    private func applyAsTableView(_ delta: Delta, to old: Layout) throws -> Layout {
-        var sections = old
-        let removals = (delta.deletedRows.map { ($0.indexPath, $0.id) } + delta.movedRows.map { ($0.from, $0.id) }).sorted { $0.0 > $1.0 }
-        for (path, id) in removals {
-            guard sections.indices.contains(path.section), sections[path.section].ids.indices.contains(path.item),
-                sections[path.section].ids[path.item] == id
-            else { throw Failure(description: "delta removes \(id) at \(path), which does not hold it") }
-            sections[path.section].ids.remove(at: path.item)
-        }
-        for section in delta.deletedSections.sorted(by: { $0.index > $1.index }) {
-            guard sections[section.index].ids.isEmpty else { throw Failure(description: "section \(section.name) deleted while not empty") }
-            sections.remove(at: section.index)
-        }
-        for section in delta.insertedSections.sorted(by: { $0.index < $1.index }) {
-            sections.insert((section.name, []), at: section.index)
-        }
-        let insertions = (delta.insertedRows.map { ($0.indexPath, $0.id) } + delta.movedRows.map { ($0.to, $0.id) }).sorted { $0.0 < $1.0 }
-        for (path, id) in insertions {
-            guard sections.indices.contains(path.section), path.item <= sections[path.section].ids.count else {
-                throw Failure(description: "delta inserts \(id) at \(path), out of range")
-            }
-            sections[path.section].ids.insert(id, at: path.item)
-        }
-        return sections
     }
 
     private func randomRequest(_ random: inout SeededGenerator) -> FetchRequest {
