@@ -43,6 +43,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Release benchmarks (`swift run -c release ControllerBenchmark`); never timed unit tests.
+        .executableTarget(name: "ControllerBenchmark", dependencies: ["ResultsController", "SiteStore"],
+                          path: "Benchmarks/ControllerBenchmark"),
+
         .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources"], resources: [.copy("Fixtures")]),

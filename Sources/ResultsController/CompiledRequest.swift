@@ -134,7 +134,7 @@ struct CompiledRequest: Sendable {
     /// Whether section order key `lhs` comes before `rhs`.
     func sectionPrecedes(_ lhs: SortKey, _ rhs: SortKey) -> Bool {
         for index in lhs.values.indices {
-            let order = ordering.compare(lhs.values[index], rhs.values[index], ordering.descriptors[index])
+            let order = ordering.compare(lhs.values[index], rhs.values[index], at: index)
             if order != 0 { return order < 0 }
         }
         return false

@@ -98,6 +98,59 @@ struct OrderedRows: Sendable {
         return offset
     }
 
+    /// Removes the entries at `offsets`, which must be sorted from highest to lowest; offsets are
+    /// recomputed once at the end (removing from the back leaves earlier chunks' offsets valid meanwhile).
+    mutating func remove(descendingOffsets offsets: [Int]) {
+        var lowestTouched = chunks.count
+        for offset in offsets {
+            let chunk = chunkIndex(containingOffset: offset)
+            chunks[chunk].remove(at: offset - chunkStarts[chunk])
+            if chunks[chunk].isEmpty {
+                chunks.remove(at: chunk)
+                chunkStarts.remove(at: chunk)
+            }
+            lowestTouched = min(lowestTouched, chunk)
+        }
+        recomputeStarts(from: max(0, lowestTouched - 1))
+    }
+
+    /// Inserts `entries` in order, each found by its key alone; offsets are recomputed once at the end.
+    mutating func insert(contentsOf entries: [Entry]) {
+        guard !entries.isEmpty else { return }
+        var lowestTouched = chunks.count
+        for entry in entries {
+            if chunks.isEmpty {
+                chunks = [[entry]]
+                chunkStarts = [0]
+                lowestTouched = 0
+                continue
+            }
+            // The first chunk whose last entry does not precede the new one, else the last chunk.
+            var low = 0, high = chunks.count
+            while low < high {
+                let middle = (low + high) / 2
+                let last = chunks[middle][chunks[middle].count - 1]
+                if ordering.precedes(last.key, last.id, entry.key, entry.id) { low = middle + 1 } else { high = middle }
+            }
+            let chunk = min(low, chunks.count - 1)
+            var lowEntry = 0, highEntry = chunks[chunk].count
+            while lowEntry < highEntry {
+                let middle = (lowEntry + highEntry) / 2
+                let probe = chunks[chunk][middle]
+                if ordering.precedes(probe.key, probe.id, entry.key, entry.id) { lowEntry = middle + 1 } else { highEntry = middle }
+            }
+            chunks[chunk].insert(entry, at: lowEntry)
+            if chunks[chunk].count > Self.chunkCapacity {
+                let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
+                chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
+                chunks.insert(upper, at: chunk + 1)
+                chunkStarts.insert(0, at: chunk + 1)
+            }
+            lowestTouched = min(lowestTouched, chunk)
+        }
+        recomputeStarts(from: lowestTouched)
+    }
+
     /// Replaces the entry at `offset` with one of the same id and key (a new version).
     mutating func replace(at offset: Int, with entry: Entry) {
         let chunk = chunkIndex(containingOffset: offset)

@@ -33,21 +33,22 @@ extension ResultsController {
         var insertions: [OrderedRows.Entry] = []
         // Rows whose sort key is unchanged keep their place among the others: they are anchors, never
         // moves, and an update when their content changed.
-        var inPlace: [(id: Int64, oldPath: IndexPath)] = []
+        var inPlace: [(id: Int64, oldOffset: Int)] = []
         for id in affected {
             let old = entriesByID[id], new = fresh[id]
-            if let old, let new, old.key == new.key {
-                let contentChanged = comparesVersions ? old.version != new.version : updatedIDs.contains(id)
-                if contentChanged, let path = indexPath(for: id) { inPlace.append((id, path)) }
-                if old.version != new.version, let offset = rows.offset(ofKey: old.key, id: id) {
-                    rows.replace(at: offset, with: new)
+            // Each changed row is located once, by its old key.
+            let oldOffset = old.flatMap { rows.offset(ofKey: $0.key, id: id) }
+            if let old, let new, let oldOffset, old.key == new.key {
+                if comparesVersions ? old.version != new.version : updatedIDs.contains(id) { inPlace.append((id, oldOffset)) }
+                if old.version != new.version {
+                    rows.replace(at: oldOffset, with: new)
                     entriesByID[id] = new
                 }
                 continue
             }
-            if let old, let offset = rows.offset(ofKey: old.key, id: id) {
-                changes[id] = RowChangeRecord(id: id, old: .init(offset: offset, section: compiled.sectionName(of: old.key), version: old.version))
-                removals.append((offset, old))
+            if let old, let oldOffset {
+                changes[id] = RowChangeRecord(id: id, old: .init(offset: oldOffset, section: compiled.sectionName(of: old.key), version: old.version))
+                removals.append((oldOffset, old))
             }
             if let new { insertions.append(new) }
         }
@@ -56,26 +57,44 @@ extension ResultsController {
         cacheIsStale = true
         guard !removals.isEmpty || !insertions.isEmpty || !inPlace.isEmpty else { return Delta() }
 
-        for removal in removals.sorted(by: { $0.offset > $1.offset }) {
-            rows.remove(at: removal.offset)
+        let removedOffsets = removals.map(\.offset).sorted()
+        rows.remove(descendingOffsets: removedOffsets.reversed())
+        for removal in removals {
             entriesByID[removal.entry.id] = nil
             count(removal.entry, by: -1)
         }
+        rows.insert(contentsOf: insertions)
         for entry in insertions {
-            rows.insert(entry)
             entriesByID[entry.id] = entry
             count(entry, by: 1)
         }
         rebuildSections()
+        var insertedOffsets: [Int] = []
+        insertedOffsets.reserveCapacity(insertions.count)
         for entry in insertions {
             let offset = rows.offset(ofKey: entry.key, id: entry.id)!
+            insertedOffsets.append(offset)
             changes[entry.id, default: RowChangeRecord(id: entry.id)].new =
                 .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
         }
         var delta = DeltaBuilder(oldSections: oldSections, newSections: sections, comparesVersions: comparesVersions,
                                  updatedIDs: updatedIDs).delta(for: Array(changes.values))
-        for update in inPlace {
-            delta.updatedRows.append(.init(id: update.id, oldIndexPath: update.oldPath, newIndexPath: indexPath(for: update.id)!))
+        // A row that stayed in place moved by the removals before it and the insertions before it: no search needed.
+        insertedOffsets.sort()
+        var removedBefore = 0, insertedBefore = 0
+        for update in inPlace.sorted(by: { $0.oldOffset < $1.oldOffset }) {
+            while removedBefore < removedOffsets.count, removedOffsets[removedBefore] < update.oldOffset { removedBefore += 1 }
+            var newOffset = update.oldOffset - removedBefore + insertedBefore
+            while insertedBefore < insertedOffsets.count, insertedOffsets[insertedBefore] <= newOffset {
+                insertedBefore += 1
+                newOffset += 1
+            }
+            let oldSection = sectionIndex(containing: update.oldOffset, in: oldSections)
+            let newSection = sectionIndex(containing: newOffset, in: sections)
+            delta.updatedRows.append(.init(
+                id: update.id,
+                oldIndexPath: IndexPath(item: update.oldOffset - oldSections[oldSection].range.lowerBound, section: oldSection),
+                newIndexPath: IndexPath(item: newOffset - sections[newSection].range.lowerBound, section: newSection)))
         }
         delta.sortForApplication()
         checkInvariants()

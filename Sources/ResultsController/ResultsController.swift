@@ -130,10 +130,21 @@ public final class ResultsController {
 
     func install(_ entries: [OrderedRows.Entry]) {
         rows = OrderedRows(ordering: compiled.ordering, sortedEntries: entries)
-        entriesByID = Dictionary(uniqueKeysWithValues: entries.lazy.map { ($0.id, $0) })
+        entriesByID = [:]
+        entriesByID.reserveCapacity(entries.count)
+        for entry in entries { entriesByID[entry.id] = entry }
         sectionCounts = [:]
         sectionOrderKeys = [:]
-        for entry in entries { count(entry, by: 1) }
+        // Sections are contiguous runs in the sorted entries: count a run at a time, not a row at a time.
+        var runStart = 0
+        while runStart < entries.count {
+            let name = compiled.sectionName(of: entries[runStart].key)
+            var runEnd = runStart + 1
+            while runEnd < entries.count, compiled.sectionName(of: entries[runEnd].key) == name { runEnd += 1 }
+            sectionCounts[name, default: 0] += runEnd - runStart
+            if sectionOrderKeys[name] == nil { sectionOrderKeys[name] = compiled.sectionOrderKey(of: entries[runStart].key) }
+            runStart = runEnd
+        }
         rebuildSections()
         batchCache.removeAll()
         hasFetched = true

@@ -1,3 +1,4 @@
+import Foundation
 import SiteStore
 
 /// The values a row sorts by, in the order of the request's sort descriptors.
@@ -15,31 +16,51 @@ public struct SortKey: Sendable, Hashable {
 /// query, so it must agree with SQLite on every value: NULLs per `NULLS FIRST/LAST`, integers and reals
 /// compared as numbers, numbers before text, text by collation over UTF-8 bytes, blobs last by bytes.
 struct RowOrdering: Sendable {
+    /// SQLite's built-in collations, resolved once rather than per comparison.
+    enum Collation: Sendable {
+        case binary, noCase, rightTrim
+
+        init(_ name: String?) {
+            switch name?.uppercased() {
+            case "NOCASE": self = .noCase
+            case "RTRIM": self = .rightTrim
+            default: self = .binary
+            }
+        }
+    }
+
     let descriptors: [SortDescriptor]
+    private let collations: [Collation]
+
+    init(descriptors: [SortDescriptor]) {
+        self.descriptors = descriptors
+        collations = descriptors.map { Collation($0.collation) }
+    }
 
     /// Whether the row (`lhs`, `lhsID`) sorts before (`rhs`, `rhsID`).
     func precedes(_ lhs: SortKey, _ lhsID: Int64, _ rhs: SortKey, _ rhsID: Int64) -> Bool {
-        for (index, descriptor) in descriptors.enumerated() {
-            let order = compare(lhs.values[index], rhs.values[index], descriptor)
+        for index in descriptors.indices {
+            let order = compare(lhs.values[index], rhs.values[index], at: index)
             if order != 0 { return order < 0 }
         }
         return lhsID < rhsID
     }
 
-    /// -1, 0 or 1: how `lhs` compares to `rhs` under `descriptor` (direction and NULL placement applied).
-    func compare(_ lhs: DatabaseValue, _ rhs: DatabaseValue, _ descriptor: SortDescriptor) -> Int {
+    /// -1, 0 or 1: how `lhs` compares to `rhs` under descriptor `index` (direction and NULL placement applied).
+    func compare(_ lhs: DatabaseValue, _ rhs: DatabaseValue, at index: Int) -> Int {
+        let descriptor = descriptors[index]
         switch (lhs, rhs) {
         case (.null, .null): return 0
         case (.null, _): return descriptor.nulls == .first ? -1 : 1
         case (_, .null): return descriptor.nulls == .first ? 1 : -1
         default:
-            let order = Self.compareValues(lhs, rhs, collation: descriptor.collation)
+            let order = Self.compareValues(lhs, rhs, collation: collations[index])
             return descriptor.ascending ? order : -order
         }
     }
 
     /// SQLite's comparison of two non-NULL values of any storage class.
-    static func compareValues(_ lhs: DatabaseValue, _ rhs: DatabaseValue, collation: String?) -> Int {
+    static func compareValues(_ lhs: DatabaseValue, _ rhs: DatabaseValue, collation: Collation) -> Int {
         switch (lhs, rhs) {
         case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
         case (.integer(let a), .real(let b)): return compareNumbers(a, b)
@@ -65,15 +86,27 @@ struct RowOrdering: Sendable {
         return integer < truncated ? -1 : (integer > truncated ? 1 : 0)
     }
 
-    private static func compareText(_ a: String, _ b: String, collation: String?) -> Int {
-        switch collation?.uppercased() {
-        case "NOCASE":
-            return compareBytes(a.utf8.lazy.map(foldASCII), b.utf8.lazy.map(foldASCII))
-        case "RTRIM":
-            return compareBytes(trimmingTrailingSpaces(a.utf8), trimmingTrailingSpaces(b.utf8))
-        default:
-            return compareBytes(a.utf8, b.utf8)
+    private static func compareText(_ a: String, _ b: String, collation: Collation) -> Int {
+        switch collation {
+        case .noCase: return compareBytes(a.utf8.lazy.map(foldASCII), b.utf8.lazy.map(foldASCII))
+        case .rightTrim: return compareBytes(trimmingTrailingSpaces(a.utf8), trimmingTrailingSpaces(b.utf8))
+        case .binary: return compareUTF8(a, b)
         }
+    }
+
+    /// Byte order of two strings with `memcmp` over their contiguous UTF-8 (native strings always have it).
+    private static func compareUTF8(_ a: String, _ b: String) -> Int {
+        let result = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right -> Int in
+                let common = min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let order = memcmp(l, r, common)
+                    if order != 0 { return order < 0 ? -1 : 1 }
+                }
+                return left.count < right.count ? -1 : (left.count > right.count ? 1 : 0)
+            }
+        }
+        return (result ?? nil) ?? compareBytes(a.utf8, b.utf8)
     }
 
     private static func foldASCII(_ byte: UInt8) -> UInt8 {
