@@ -7,9 +7,12 @@
 public struct Delta: Sendable, Hashable {
     /// A section that appeared or went away.
     public struct SectionChange: Sendable, Hashable {
+        /// The section's index: old for deletes, new for inserts.
         public var index: Int
+        /// The section's name (its key value as text).
         public var name: String
 
+        /// Makes a section change at `index`.
         public init(index: Int, name: String) {
             self.index = index
             self.name = name
@@ -21,6 +24,7 @@ public struct Delta: Sendable, Hashable {
         public var id: Int64
         public var indexPath: IndexPath
 
+        /// Makes a row change of row `id` at `indexPath`.
         public init(id: Int64, indexPath: IndexPath) {
             self.id = id
             self.indexPath = indexPath
@@ -30,9 +34,12 @@ public struct Delta: Sendable, Hashable {
     /// A row whose position changed because its sort key or section did.
     public struct RowMove: Sendable, Hashable {
         public var id: Int64
+        /// Where the row was (old index path).
         public var from: IndexPath
+        /// Where the row is now (new index path).
         public var to: IndexPath
 
+        /// Makes a move of row `id`.
         public init(id: Int64, from: IndexPath, to: IndexPath) {
             self.id = id
             self.from = from
@@ -43,9 +50,12 @@ public struct Delta: Sendable, Hashable {
     /// A row whose content changed while its relative position did not.
     public struct RowUpdate: Sendable, Hashable {
         public var id: Int64
+        /// Where the row was before the change.
         public var oldIndexPath: IndexPath
+        /// Where the row is after it (other rows may have shifted it).
         public var newIndexPath: IndexPath
 
+        /// Makes an in-place update of row `id`.
         public init(id: Int64, oldIndexPath: IndexPath, newIndexPath: IndexPath) {
             self.id = id
             self.oldIndexPath = oldIndexPath
@@ -66,6 +76,7 @@ public struct Delta: Sendable, Hashable {
     /// Rows changed in place, by new index path.
     public var updatedRows: [RowUpdate] = []
 
+    /// An empty delta.
     public init() {}
 
     /// Whether nothing changed.

@@ -44,6 +44,7 @@ public struct FetchRequest: Sendable, Hashable {
     /// Rows skipped before the first one listed.
     public var offset: Int
 
+    /// Makes a request; only `table` is required (every row, in id order, one unnamed section).
     public init(
         table: String, idColumn: String = "rowid", filter: String? = nil, arguments: [DatabaseValue] = [],
         sortDescriptors: [SortDescriptor] = [], relationships: [Relationship] = [], sectionKey: String? = nil,

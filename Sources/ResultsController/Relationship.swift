@@ -12,6 +12,7 @@ public struct Relationship: Sendable, Hashable {
     /// The related table's column that `foreignKey` refers to.
     public var targetKey: String
 
+    /// Declares that `foreignKey` of the fetched table refers to `targetKey` of `table`, reachable as `name.column`.
     public init(name: String, table: String, foreignKey: String, targetKey: String = "rowid") {
         self.name = name
         self.table = table
@@ -29,6 +30,7 @@ public struct SectionDeclaration: Sendable, Hashable {
     /// The section index title; the first letter of the display title when absent.
     public var indexTitle: String?
 
+    /// Declares the section holding rows whose section key is `name`.
     public init(name: String, displayTitle: String? = nil, indexTitle: String? = nil) {
         self.name = name
         self.displayTitle = displayTitle

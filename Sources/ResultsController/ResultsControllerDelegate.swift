@@ -9,7 +9,10 @@ public protocol ResultsControllerDelegate: AnyObject {
 }
 
 extension ResultsControllerDelegate {
+    /// Does nothing by default.
     public func controllerWillChangeContent(_ controller: ResultsController) {}
+    /// Does nothing by default.
     public func controller(_ controller: ResultsController, didChange delta: Delta) {}
+    /// Does nothing by default.
     public func controllerDidChangeContent(_ controller: ResultsController) {}
 }

@@ -12,6 +12,7 @@ public struct SectionInfo: Sendable, Hashable {
     /// How many rows the section holds.
     public var numberOfObjects: Int { range.count }
 
+    /// Makes a section; titles default to the name and to the display title's first letter.
     public init(name: String, displayTitle: String? = nil, indexTitle: String? = nil, range: Range<Int>) {
         self.name = name
         self.displayTitle = displayTitle ?? name

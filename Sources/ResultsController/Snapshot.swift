@@ -11,6 +11,7 @@ public struct Snapshot: Sendable, Hashable {
     /// Each row's version, parallel to `ids` (0 when the request names no version column).
     public var versions: [Int64]
 
+    /// Makes a snapshot from parallel arrays of ids, keys and versions.
     public init(ids: [Int64], sections: [SectionInfo], keys: [SortKey], versions: [Int64]) {
         self.ids = ids
         self.sections = sections

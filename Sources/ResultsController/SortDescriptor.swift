@@ -19,6 +19,7 @@ public struct SortDescriptor: Sendable, Hashable {
     /// Where NULLs go; by default they sort as the smallest value, as in Core Data.
     public var nulls: NullPlacement
 
+    /// Sorts on `key` (a column, or `relationship.column`); NULLs default to the smallest value.
     public init(key: String, ascending: Bool = true, collation: String? = nil, nulls: NullPlacement? = nil) {
         self.key = key
         self.ascending = ascending

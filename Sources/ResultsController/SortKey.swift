@@ -3,8 +3,10 @@ import SiteStore
 
 /// The values a row sorts by, in the order of the request's sort descriptors.
 public struct SortKey: Sendable, Hashable {
+    /// One value per sort descriptor, in order.
     public var values: [DatabaseValue]
 
+    /// Makes a key of `values`.
     public init(_ values: [DatabaseValue]) {
         self.values = values
     }

@@ -1,10 +1,15 @@
 /// A problem in `sitegen.yml`, located to the line and column, saying what was expected.
 public struct ConfigError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The configuration file, as the user names it.
     public var file: String
+    /// The 1-based line, when the problem has one.
     public var line: Int?
+    /// The 1-based column, when known.
     public var column: Int?
+    /// What was found and what was expected.
     public var reason: String
 
+    /// Makes an error located in `file`.
     public init(file: String, line: Int? = nil, column: Int? = nil, reason: String) {
         self.file = file
         self.line = line

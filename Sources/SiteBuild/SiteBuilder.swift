@@ -19,6 +19,7 @@ public struct SiteBuilder {
     /// Where the store lives; `.sitegen/store.sqlite` under the root by default.
     public let storePath: URL
 
+    /// Prepares a build of the site at `root`; the output and store locations default to `output/` and `.sitegen/`.
     public init(root: URL, outputDirectory: URL? = nil, storePath: URL? = nil) {
         self.root = root.standardizedFileURL
         self.outputDirectory = outputDirectory ?? root.appendingPathComponent("output")

@@ -127,7 +127,9 @@ public struct CollectionConfig: Sendable {
         case csv, feed, markdown
     }
 
+    /// The collection's name, which is also its table's.
     public var name: String
+    /// The format of its sources.
     public var kind: Kind
     /// Glob patterns relative to the site root.
     public var sources: [String]
@@ -211,11 +213,13 @@ public struct DetailConfig: Sendable {
 
     /// The page path, with `{field}` placeholders (and `{key}`), e.g. `/banks/{key}/`.
     public var path: String
+    /// The template (without `.mustache`) detail pages render through.
     public var template: String
     /// The field shown as the page title.
     public var titleField: String?
     /// The field rendered as the page body.
     public var bodyField: String?
+    /// How the body field is turned into HTML.
     public var bodyFormat: BodyFormat
 
     init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String]) throws(ConfigError) {
@@ -257,6 +261,7 @@ public struct DetailConfig: Sendable {
 
 /// One listing: a collection's rows, filtered and sorted, paginated through a template.
 public struct ListingConfig: Sendable {
+    /// The listing's name in `sitegen.yml`.
     public var name: String
     /// The collection listed.
     public var from: String
@@ -264,9 +269,11 @@ public struct ListingConfig: Sendable {
     public var filter: String?
     /// Sort keys, each a field name, `-` first for descending.
     public var sort: [(field: String, ascending: Bool)]
+    /// Rows per page.
     public var pageSize: Int
     /// The path of page 1, starting and ending with `/`.
     public var path: String
+    /// The template (without `.mustache`) its pages render through.
     public var template: String
     /// The heading the listing's pages show.
     public var title: String

@@ -9,6 +9,7 @@ public struct MarkdownRenderer: Sendable {
     /// Whether raw HTML blocks and inline HTML pass through.
     public var allowsRawHTML: Bool
 
+    /// Makes a renderer; raw HTML is omitted unless allowed.
     public init(allowsRawHTML: Bool = false) {
         self.allowsRawHTML = allowsRawHTML
     }

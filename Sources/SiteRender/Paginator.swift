@@ -9,6 +9,7 @@ public struct Paginator: Sendable, Hashable {
     /// The path of page 1, starting and ending with `/`.
     public var basePath: String
 
+    /// Paginates `rowCount` rows, `pageSize` to a page, under `basePath`.
     public init(rowCount: Int, pageSize: Int, basePath: String) {
         precondition(pageSize > 0, "pageSize must be positive")
         self.rowCount = rowCount

@@ -6,13 +6,16 @@ import Foundation
 public struct CSVReader {
     /// One data row: its fields and the 1-based line it starts on.
     public struct Row: Sendable, Equatable {
+        /// The row's fields, as text.
         public var fields: [String]
+        /// The 1-based line the row starts on.
         public var line: Int
     }
 
     /// The file name used in errors.
     public let file: String
 
+    /// Makes a reader whose errors name `file`.
     public init(file: String) {
         self.file = file
     }

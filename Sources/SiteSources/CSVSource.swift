@@ -2,13 +2,16 @@ import Foundation
 
 /// A CSV file whose header names the columns; each row is a record keyed by one column.
 public struct CSVSource: Source {
+    /// Where the file is.
     public let url: URL
+    /// The file as messages name it.
     public let displayName: String
     /// The column identifying a row.
     public let key: String
     /// Declared columns and their types; header columns not declared are ignored with a warning.
     public let fields: [(name: String, type: FieldType)]
 
+    /// Reads `url`, keyed by column `key`, typing the declared `fields`.
     public init(url: URL, displayName: String, key: String, fields: [(name: String, type: FieldType)]) {
         self.url = url
         self.displayName = displayName
@@ -16,6 +19,7 @@ public struct CSVSource: Source {
         self.fields = fields
     }
 
+    /// Reads every row as a typed record; a malformed file, a mistyped value or a repeated key fails it.
     public func read() throws(SourceError) -> SourceResult {
         let text = try readText(url, displayName: displayName)
         let (header, rows) = try CSVReader(file: displayName).read(text)

@@ -2,6 +2,7 @@
 public struct ContentHash: Sendable {
     public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
+    /// Starts a hash of nothing.
     public init() {}
 
     /// Adds `text`, then a separator, to the hash.

@@ -7,9 +7,13 @@ public struct FeedDocument: Sendable {
         case rss090, rss091, rss092, rss10, rss20, atom03, atom10, json10, json11
     }
 
+    /// The feed's dialect.
     public var kind: Kind
+    /// The channel's or feed's title.
     public var title: String?
+    /// The site the feed belongs to.
     public var link: String?
+    /// The entries, in document order.
     public var items: [FeedItem]
     /// Problems that did not stop the feed from being read (an item without identity, a bad date).
     public var warnings: [SourceError]
@@ -19,14 +23,21 @@ public struct FeedDocument: Sendable {
 public struct FeedItem: Sendable, Hashable {
     /// The identity: guid / id, else the link, else a hash of title and date.
     public var id: String
+    /// The entry's title.
     public var title: String?
+    /// The entry's own page (resolved Atom alternate link, RSS link, or a permalink guid).
     public var link: String?
+    /// When it was first published; `nil` when the feed does not say.
     public var published: Date?
+    /// When it last changed; `nil` when the feed does not say.
     public var updated: Date?
+    /// The author's name.
     public var author: String?
+    /// A short description or summary.
     public var summary: String?
     /// Full content (HTML), from `content:encoded` or Atom `content`.
     public var content: String?
+    /// Category terms, in document order.
     public var categories: [String]
     /// The 1-based line where the item starts.
     public var line: Int

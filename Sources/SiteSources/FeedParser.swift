@@ -11,6 +11,7 @@ public struct FeedParser {
     /// The file name used in errors.
     public let file: String
 
+    /// Makes a parser whose errors name `file`.
     public init(file: String) {
         self.file = file
     }

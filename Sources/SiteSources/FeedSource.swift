@@ -2,14 +2,18 @@ import Foundation
 
 /// A feed file (RSS or Atom): each item is a record keyed by its guid / id, else its link.
 public struct FeedSource: Source {
+    /// Where the file is.
     public let url: URL
+    /// The file as messages name it.
     public let displayName: String
 
+    /// Reads the feed at `url`.
     public init(url: URL, displayName: String) {
         self.url = url
         self.displayName = displayName
     }
 
+    /// Reads every item as a record; a repeated id keeps the first item and warns.
     public func read() throws(SourceError) -> SourceResult {
         let data: Data
         do {

@@ -43,14 +43,19 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
 
 /// A value that does not fit its field's declared type.
 public struct FieldTypeMismatch: Error, Sendable {
+    /// What the field's type accepts.
     public var expected: String
+    /// The text that did not fit.
     public var found: String
 }
 
 /// A day of the calendar with no time or zone, as record files write closing dates.
 public struct CalendarDate: Sendable, Hashable, Comparable {
+    /// The year, four digits.
     public var year: Int
+    /// The month, 1–12.
     public var month: Int
+    /// The day of the month.
     public var day: Int
 
     /// Reads `2023-05-01`, `5/1/2023` (US order) or `1-May-23` (FDIC's list); `nil` when none fits or the day does not exist.

@@ -2,17 +2,21 @@ import Foundation
 
 /// A Markdown file with YAML front matter: one record keyed by its file name, its body kept as Markdown.
 public struct MarkdownSource: Source {
+    /// Where the file is.
     public let url: URL
+    /// The file as messages name it.
     public let displayName: String
     /// Declared fields (from front matter) and their types; `body`, `slug` and `title` are filled by sitegen.
     public let fields: [(name: String, type: FieldType)]
 
+    /// Reads the Markdown file at `url`, typing the declared front matter `fields`.
     public init(url: URL, displayName: String, fields: [(name: String, type: FieldType)]) {
         self.url = url
         self.displayName = displayName
         self.fields = fields
     }
 
+    /// Reads the file as one record keyed by its name; undeclared front matter keys are warned about.
     public func read() throws(SourceError) -> SourceResult {
         let text = try readText(url, displayName: displayName)
         let document = try FrontMatterDocument(parsing: text, file: displayName)

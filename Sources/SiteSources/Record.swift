@@ -7,6 +7,7 @@ public struct Record: Sendable, Hashable {
     /// Field name to value; names are the collection's columns.
     public var fields: [String: FieldValue]
 
+    /// Makes a record.
     public init(key: String, line: Int, fields: [String: FieldValue]) {
         self.key = key
         self.line = line

@@ -10,9 +10,12 @@ public protocol Source: Sendable {
 
 /// What a source yielded.
 public struct SourceResult: Sendable {
+    /// The records, in file order.
     public var records: [Record]
+    /// Problems that did not stop the file from being read.
     public var warnings: [SourceError]
 
+    /// Makes a result.
     public init(records: [Record], warnings: [SourceError] = []) {
         self.records = records
         self.warnings = warnings

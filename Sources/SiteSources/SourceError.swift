@@ -9,6 +9,7 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What was found and what was expected.
     public var reason: String
 
+    /// Makes an error located in `file`.
     public init(file: String, line: Int? = nil, column: Int? = nil, reason: String) {
         self.file = file
         self.line = line

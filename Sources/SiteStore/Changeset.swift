@@ -2,10 +2,14 @@
 public struct Changeset: Sendable, Hashable {
     /// The changes to one table.
     public struct TableChanges: Sendable, Hashable {
+        /// Ids of rows that are new.
         public var inserted: Set<Int64> = []
+        /// Ids of rows whose content changed.
         public var updated: Set<Int64> = []
+        /// Ids of rows that are gone.
         public var deleted: Set<Int64> = []
 
+        /// Makes the changes of one table.
         public init(inserted: Set<Int64> = [], updated: Set<Int64> = [], deleted: Set<Int64> = []) {
             self.inserted = inserted
             self.updated = updated
@@ -23,6 +27,7 @@ public struct Changeset: Sendable, Hashable {
     /// The generation they produced.
     public var generation: Int64?
 
+    /// Makes a changeset; tables without changes are dropped.
     public init(tables: [String: TableChanges] = [:]) {
         self.tables = tables.filter { !$0.value.isEmpty }
     }

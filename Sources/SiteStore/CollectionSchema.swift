@@ -12,6 +12,7 @@ public struct CollectionSchema: Sendable, Hashable {
     /// Columns to index, for the listings' sorts.
     public var indexedColumns: [String]
 
+    /// Describes a collection table.
     public init(table: String, columns: [(name: String, type: ColumnType)], indexedColumns: [String] = []) {
         self.table = table
         self.columns = columns

@@ -5,6 +5,7 @@ public struct Row: Sendable, Hashable {
     /// The values, parallel to `columns`.
     public let values: [DatabaseValue]
 
+    /// Makes a row from parallel column names and values.
     public init(columns: [String], values: [DatabaseValue]) {
         self.columns = columns
         self.values = values

@@ -11,6 +11,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The arguments bound to it.
     public let arguments: [DatabaseValue]
 
+    /// Makes an error from SQLite's result code and message.
     public init(code: Int32, message: String, sql: String? = nil, arguments: [DatabaseValue] = []) {
         self.code = code
         self.message = message

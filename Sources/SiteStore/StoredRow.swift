@@ -9,6 +9,7 @@ public struct StoredRow: Sendable, Hashable {
     /// Values of the schema's field columns, in schema order.
     public var values: [DatabaseValue]
 
+    /// Makes a row to store.
     public init(key: String, line: Int, contentHash: Int64, values: [DatabaseValue]) {
         self.key = key
         self.line = line
