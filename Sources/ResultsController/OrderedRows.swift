@@ -17,6 +17,10 @@ struct OrderedRows: Sendable {
     private(set) var chunks: [[Entry]] = []
     /// The global offset of each chunk's first entry.
     private var chunkStarts: [Int] = []
+    /// Each chunk's last key and id, kept apart so a search over chunks reads one contiguous array
+    /// instead of one chunk buffer per probe.
+    private var lastKeys: [SortKey] = []
+    private var lastIDs: [Int64] = []
     let ordering: RowOrdering
 
     init(ordering: RowOrdering, sortedEntries: [Entry]) {
@@ -30,6 +34,8 @@ struct OrderedRows: Sendable {
             start = end
         }
         recomputeStarts(from: 0)
+        lastKeys = chunks.map { $0[$0.count - 1].key }
+        lastIDs = chunks.map { $0[$0.count - 1].id }
     }
 
     var count: Int { chunks.isEmpty ? 0 : chunkStarts[chunks.count - 1] + chunks[chunks.count - 1].count }
@@ -48,16 +54,48 @@ struct OrderedRows: Sendable {
         return ids
     }
 
-    /// The global offset at which an entry with `key` and `id` is, or would be inserted.
-    func insertionOffset(key: SortKey, id: Int64) -> Int {
-        guard !chunks.isEmpty else { return 0 }
-        // The first chunk whose last entry does not precede the probe.
+    /// The first chunk whose last entry does not precede (`key`, `id`); `chunks.count` when every one does.
+    private func firstChunk(notBefore key: SortKey, id: Int64) -> Int {
         var low = 0, high = chunks.count
         while low < high {
             let middle = (low + high) / 2
-            let last = chunks[middle][chunks[middle].count - 1]
-            if ordering.precedes(last.key, last.id, key, id) { low = middle + 1 } else { high = middle }
+            if ordering.precedes(lastKeys[middle], lastIDs[middle], key, id) { low = middle + 1 } else { high = middle }
         }
+        return low
+    }
+
+    private mutating func refreshLast(_ chunk: Int) {
+        lastKeys[chunk] = chunks[chunk][chunks[chunk].count - 1].key
+        lastIDs[chunk] = chunks[chunk][chunks[chunk].count - 1].id
+    }
+
+    private mutating func splitIfFull(_ chunk: Int) {
+        guard chunks[chunk].count > Self.chunkCapacity else { return }
+        let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
+        chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
+        chunks.insert(upper, at: chunk + 1)
+        chunkStarts.insert(0, at: chunk + 1)
+        lastKeys.insert(upper[upper.count - 1].key, at: chunk + 1)
+        lastIDs.insert(upper[upper.count - 1].id, at: chunk + 1)
+        refreshLast(chunk)
+    }
+
+    private mutating func removeEntry(inChunk chunk: Int, at index: Int) {
+        chunks[chunk].remove(at: index)
+        if chunks[chunk].isEmpty {
+            chunks.remove(at: chunk)
+            chunkStarts.remove(at: chunk)
+            lastKeys.remove(at: chunk)
+            lastIDs.remove(at: chunk)
+        } else if index == chunks[chunk].count {
+            refreshLast(chunk)
+        }
+    }
+
+    /// The global offset at which an entry with `key` and `id` is, or would be inserted.
+    func insertionOffset(key: SortKey, id: Int64) -> Int {
+        guard !chunks.isEmpty else { return 0 }
+        let low = firstChunk(notBefore: key, id: id)
         guard low < chunks.count else { return count }
         let chunk = chunks[low]
         var lowEntry = 0, highEntry = chunk.count
@@ -78,24 +116,8 @@ struct OrderedRows: Sendable {
     /// Inserts `entry` in order; returns its offset.
     @discardableResult
     mutating func insert(_ entry: Entry) -> Int {
-        let offset = insertionOffset(key: entry.key, id: entry.id)
-        if chunks.isEmpty {
-            chunks = [[entry]]
-            chunkStarts = [0]
-            return 0
-        }
-        var chunk = offset == count ? chunks.count - 1 : chunkIndex(containingOffset: offset)
-        // At a chunk boundary, append to the previous chunk rather than prepend to the next.
-        if chunk > 0, offset == chunkStarts[chunk] { chunk -= 1 }
-        chunks[chunk].insert(entry, at: offset - chunkStarts[chunk])
-        if chunks[chunk].count > Self.chunkCapacity {
-            let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
-            chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
-            chunks.insert(upper, at: chunk + 1)
-            chunkStarts.insert(0, at: chunk + 1)
-        }
-        recomputeStarts(from: chunk)
-        return offset
+        insert(contentsOf: [entry])
+        return offset(ofKey: entry.key, id: entry.id)!
     }
 
     /// Removes the entries at `offsets`, which must be sorted from highest to lowest; offsets are
@@ -104,11 +126,7 @@ struct OrderedRows: Sendable {
         var lowestTouched = chunks.count
         for offset in offsets {
             let chunk = chunkIndex(containingOffset: offset)
-            chunks[chunk].remove(at: offset - chunkStarts[chunk])
-            if chunks[chunk].isEmpty {
-                chunks.remove(at: chunk)
-                chunkStarts.remove(at: chunk)
-            }
+            removeEntry(inChunk: chunk, at: offset - chunkStarts[chunk])
             lowestTouched = min(lowestTouched, chunk)
         }
         recomputeStarts(from: max(0, lowestTouched - 1))
@@ -122,17 +140,12 @@ struct OrderedRows: Sendable {
             if chunks.isEmpty {
                 chunks = [[entry]]
                 chunkStarts = [0]
+                lastKeys = [entry.key]
+                lastIDs = [entry.id]
                 lowestTouched = 0
                 continue
             }
-            // The first chunk whose last entry does not precede the new one, else the last chunk.
-            var low = 0, high = chunks.count
-            while low < high {
-                let middle = (low + high) / 2
-                let last = chunks[middle][chunks[middle].count - 1]
-                if ordering.precedes(last.key, last.id, entry.key, entry.id) { low = middle + 1 } else { high = middle }
-            }
-            let chunk = min(low, chunks.count - 1)
+            let chunk = min(firstChunk(notBefore: entry.key, id: entry.id), chunks.count - 1)
             var lowEntry = 0, highEntry = chunks[chunk].count
             while lowEntry < highEntry {
                 let middle = (lowEntry + highEntry) / 2
@@ -140,12 +153,8 @@ struct OrderedRows: Sendable {
                 if ordering.precedes(probe.key, probe.id, entry.key, entry.id) { lowEntry = middle + 1 } else { highEntry = middle }
             }
             chunks[chunk].insert(entry, at: lowEntry)
-            if chunks[chunk].count > Self.chunkCapacity {
-                let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
-                chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
-                chunks.insert(upper, at: chunk + 1)
-                chunkStarts.insert(0, at: chunk + 1)
-            }
+            if lowEntry == chunks[chunk].count - 1 { refreshLast(chunk) }
+            splitIfFull(chunk)
             lowestTouched = min(lowestTouched, chunk)
         }
         recomputeStarts(from: lowestTouched)
@@ -159,13 +168,7 @@ struct OrderedRows: Sendable {
 
     /// Removes the entry at `offset`.
     mutating func remove(at offset: Int) {
-        let chunk = chunkIndex(containingOffset: offset)
-        chunks[chunk].remove(at: offset - chunkStarts[chunk])
-        if chunks[chunk].isEmpty {
-            chunks.remove(at: chunk)
-            chunkStarts.remove(at: chunk)
-        }
-        recomputeStarts(from: max(0, chunk - 1))
+        remove(descendingOffsets: [offset])
     }
 
     private func chunkIndex(containingOffset offset: Int) -> Int {
@@ -175,6 +178,12 @@ struct OrderedRows: Sendable {
             if chunkStarts[middle] <= offset { low = middle } else { high = middle - 1 }
         }
         return low
+    }
+
+    /// Checks, in debug builds, that the kept last keys and ids match the chunks.
+    func checkInvariants() {
+        assert(lastKeys.count == chunks.count && lastIDs.count == chunks.count)
+        assert(zip(chunks, lastIDs).allSatisfy { $0.last?.id == $1 })
     }
 
     private mutating func recomputeStarts(from chunk: Int) {

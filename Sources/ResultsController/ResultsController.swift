@@ -369,6 +369,7 @@ public final class ResultsController {
     /// Checks, in debug builds, that the ordered rows agree with the comparison and the sections with the counts.
     func checkInvariants() {
         #if DEBUG
+        rows.checkInvariants()
         var previous: OrderedRows.Entry?
         for chunk in rows.chunks {
             for entry in chunk {
