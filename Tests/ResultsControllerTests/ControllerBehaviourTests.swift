@@ -76,6 +76,59 @@ final class ControllerBehaviourTests: XCTestCase {
         XCTAssertTrue(try controller.apply(nothing).isEmpty)
     }
 
+    func testRelatedRowsArePrefetchedInTheSameBatchQuery() throws {
+        let database = try Database(path: ":memory:")
+        try database.executeScript("""
+            CREATE TABLE details (id INTEGER PRIMARY KEY, closed TEXT, acquirer TEXT);
+            CREATE TABLE banks (id INTEGER PRIMARY KEY, name TEXT, details_id INTEGER);
+            INSERT INTO details VALUES (1, '2024-01-05', 'Regions'), (2, '2023-03-10', NULL);
+            INSERT INTO banks VALUES (1, 'Alpha', 2), (2, 'Beta', 1), (3, 'Gamma', NULL);
+            """)
+        let request = FetchRequest(table: "banks", sortDescriptors: [SortDescriptor(key: "details.closed", ascending: false)],
+                                   relationships: [Relationship(name: "details", table: "details", foreignKey: "details_id")],
+                                   prefetchedRelationships: ["details"], batchSize: 10)
+        let controller = try ResultsController(database: database, request: request)
+        try controller.performFetch()
+        XCTAssertEqual(controller.fetchedIDs, [2, 1, 3], "newest closing first; no details sorts last")
+        _ = try controller.objects(in: 0..<1)  // the first read also learns the related table's columns
+        try controller.performFetch()
+        let before = database.executedStatementCount
+        let rows = try controller.objects(in: 0..<3)
+        XCTAssertEqual(database.executedStatementCount - before, 1, "rows and their related rows come in one batch query")
+        XCTAssertEqual(rows[0]["details.acquirer"], .text("Regions"))
+        XCTAssertEqual(rows[2]["details.closed"], .null)
+
+        // A change to the related row moves the bank that points at it.
+        let changeset = try database.trackingChanges { try database.execute("UPDATE details SET closed = '2025-01-01' WHERE id = 2") }.changeset
+        let delta = try controller.apply(changeset)
+        XCTAssertEqual(delta.movedRows.map(\.id), [1])
+        XCTAssertEqual(controller.fetchedIDs, [1, 2, 3])
+    }
+
+    func testDeclaredSectionsHaveTheirTitlesAndOrderAndShowWhenEmpty() throws {
+        let database = try Database(path: ":memory:")
+        try database.executeScript("""
+            CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, state TEXT, score INTEGER);
+            INSERT INTO items VALUES (1, 'a', 'TX', 1), (2, 'b', 'CA', 2), (3, 'c', 'NV', 3);
+            """)
+        var request = FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "state"), SortDescriptor(key: "name")], sectionKey: "state")
+        request.sectionOrder = [SectionDeclaration(name: "TX", displayTitle: "Texas"), SectionDeclaration(name: "WY", displayTitle: "Wyoming"),
+                                SectionDeclaration(name: "CA", displayTitle: "California", indexTitle: "C")]
+        request.showsEmptySections = true
+        let controller = try ResultsController(database: database, request: request)
+        try controller.performFetch()
+        XCTAssertEqual(controller.sections.map(\.name), ["TX", "WY", "CA", "NV"], "declared order, then the rest in key order")
+        XCTAssertEqual(controller.sections.map(\.displayTitle), ["Texas", "Wyoming", "California", "NV"])
+        XCTAssertEqual(controller.sections.map(\.numberOfObjects), [1, 0, 1, 1])
+        XCTAssertEqual(controller.sectionIndexTitles, ["T", "W", "C", "N"])
+        XCTAssertEqual(controller.indexPath(for: 2), IndexPath(item: 0, section: 2))
+
+        let changeset = try database.trackingChanges { try database.execute("UPDATE items SET state = 'WY' WHERE id = 1") }.changeset
+        let delta = try controller.apply(changeset)
+        XCTAssertTrue(delta.deletedSections.isEmpty && delta.insertedSections.isEmpty, "declared sections stay, even emptied")
+        XCTAssertEqual(delta.movedRows, [.init(id: 1, from: IndexPath(item: 0, section: 0), to: IndexPath(item: 0, section: 1))])
+    }
+
     func testTheDelegateAndTheDeltaStreamHearOfEachChange() async throws {
         final class Recorder: ResultsControllerDelegate {
             var events: [String] = []

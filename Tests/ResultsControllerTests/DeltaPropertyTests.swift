@@ -171,6 +171,11 @@ final class DeltaPropertyTests: XCTestCase {
             request.sectionKey = "details.x"
         }
         if Bool.random(using: &random) { request.versionColumn = "v" }
+        if Int.random(in: 0..<6, using: &random) == 0 {
+            // A window: rows slide in and out of it as others change.
+            request.limit = Int.random(in: 0...25, using: &random)
+            request.offset = Int.random(in: 0...8, using: &random)
+        }
         return request
     }
 
