@@ -122,40 +122,9 @@ extension ResultsController {
         return affected
     }
 
-    /// For windowed requests: fetch the window again and diff it against the old one.
+    /// For windowed requests: fetch the window again and diff it against the old one (O(limit)).
     private func refetchAndReport(_ changeset: Changeset) throws -> Delta {
-        let oldSections = sections
-        var changes: [Int64: RowChangeRecord] = [:]
-        let oldEntries = entriesByID
-        for (offset, id) in rows.ids.enumerated() {
-            let entry = oldEntries[id]!
-            changes[id] = RowChangeRecord(id: id, old: .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version))
-        }
-        install(try fetchEntries(progress: nil))
-        for (offset, id) in rows.ids.enumerated() {
-            let entry = entriesByID[id]!
-            changes[id, default: RowChangeRecord(id: id)].new = .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
-        }
-        let updated = changeset.tables[request.table]?.updated ?? []
-        let comparesVersions = request.versionColumn != nil
-        // Rows listed before and after with the same sort key are anchors; only the others may move.
-        var candidates: [RowChangeRecord] = []
-        var inPlace: [Delta.RowUpdate] = []
-        for change in changes.values {
-            if let old = change.old, let new = change.new, oldEntries[change.id]?.key == entriesByID[change.id]?.key {
-                if comparesVersions ? old.version != new.version : updated.contains(change.id) {
-                    inPlace.append(.init(id: change.id, oldIndexPath: IndexPath(item: old.offset - oldSections[oldSections.firstIndex { $0.name == old.section }!].range.lowerBound,
-                                                                               section: oldSections.firstIndex { $0.name == old.section }!),
-                                         newIndexPath: indexPath(for: change.id)!))
-                }
-            } else {
-                candidates.append(change)
-            }
-        }
-        var delta = DeltaBuilder(oldSections: oldSections, newSections: sections, comparesVersions: comparesVersions,
-                                 updatedIDs: updated).delta(for: candidates)
-        delta.updatedRows += inPlace
-        delta.sortForApplication()
+        let delta = try refetchAndDiff(updatedIDs: changeset.tables[request.table]?.updated ?? [], keysComparable: true)
         generation = changeset.generation
         cacheIsStale = true
         report(delta)

@@ -340,29 +340,62 @@ public final class ResultsController {
     @discardableResult
     public func setRequest(_ newRequest: FetchRequest) throws -> Delta {
         try newRequest.validate()
-        let oldSections = sections
-        let oldOffsets = Dictionary(uniqueKeysWithValues: rows.ids.enumerated().map { ($1, $0) })
-        let oldEntries = entriesByID
-        let oldCompiled = compiled
-        request = newRequest
-        compiled = CompiledRequest(newRequest)
-        relatedColumns = nil
-        batchCache.removeAll()
-        install(try fetchEntries(progress: nil))
-        var changes: [Int64: RowChangeRecord] = [:]
-        for (id, offset) in oldOffsets {
-            let old = oldEntries[id]!
-            changes[id] = RowChangeRecord(id: id, old: .init(offset: offset, section: oldCompiled.sectionName(of: old.key), version: old.version))
+        // Under a new order, sort keys of two requests say nothing about each other: every row may move.
+        let delta = try refetchAndDiff(updatedIDs: [], keysComparable: false) {
+            request = newRequest
+            compiled = CompiledRequest(newRequest)
+            relatedColumns = nil
         }
-        for (offset, id) in rows.ids.enumerated() {
-            let entry = entriesByID[id]!
-            changes[id, default: RowChangeRecord(id: id)].new = .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
-        }
-        let delta = DeltaBuilder(oldSections: oldSections, newSections: sections, comparesVersions: true, updatedIDs: [])
-            .delta(for: Array(changes.values))
         generation = database.generation
         cacheIsStale = true
         report(delta)
+        return delta
+    }
+
+    /// Every listed row's place (offset, section, version), by id (O(n)).
+    private func currentPlaces() -> [Int64: RowChangeRecord.Place] {
+        var places: [Int64: RowChangeRecord.Place] = [:]
+        places.reserveCapacity(rows.count)
+        var offset = 0
+        for chunk in rows.chunks {
+            for entry in chunk {
+                places[entry.id] = .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
+                offset += 1
+            }
+        }
+        return places
+    }
+
+    /// Fetches again (after `prepare` changes the request, if it does) and diffs the new results against
+    /// the old: O(n), for request switches and windowed requests. With `keysComparable`, rows listed
+    /// before and after under the same sort key are anchors, updated in place when their content changed.
+    func refetchAndDiff(updatedIDs: Set<Int64>, keysComparable: Bool, prepare: () -> Void = {}) throws -> Delta {
+        let oldSections = sections
+        let oldPlaces = currentPlaces()
+        let oldEntries = entriesByID
+        prepare()
+        batchCache.removeAll()
+        install(try fetchEntries(progress: nil))
+        let newPlaces = currentPlaces()
+        let comparesVersions = request.versionColumn != nil
+        var candidates: [RowChangeRecord] = []
+        var inPlace: [Delta.RowUpdate] = []
+        for id in Set(oldPlaces.keys).union(newPlaces.keys) {
+            let old = oldPlaces[id], new = newPlaces[id]
+            if keysComparable, let old, let new, oldEntries[id]?.key == entriesByID[id]?.key {
+                if comparesVersions ? old.version != new.version : updatedIDs.contains(id) {
+                    inPlace.append(.init(id: id, oldIndexPath: indexPath(ofOffset: old.offset, in: oldSections, sectionName: old.section),
+                                         newIndexPath: indexPath(ofOffset: new.offset, in: sections, sectionName: new.section)))
+                }
+            } else {
+                candidates.append(RowChangeRecord(id: id, old: old, new: new))
+            }
+        }
+        var delta = DeltaBuilder(oldSections: oldSections, newSections: sections,
+                                 comparesVersions: keysComparable ? comparesVersions : true, updatedIDs: updatedIDs)
+            .delta(for: candidates)
+        delta.updatedRows += inPlace
+        delta.sortForApplication()
         return delta
     }
 
