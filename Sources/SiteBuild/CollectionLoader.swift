@@ -63,6 +63,8 @@ struct CollectionLoader {
         let url = root.appendingPathComponent(file)
         switch collection.kind {
         case .csv: return CSVSource(url: url, displayName: file, key: collection.key!, fields: collection.fields)
+        case .json: return JSONRecordSource(url: url, displayName: file, layout: .array, key: collection.key!, fields: collection.fields)
+        case .ndjson: return JSONRecordSource(url: url, displayName: file, layout: .lines, key: collection.key!, fields: collection.fields)
         case .feed: return FeedSource(url: url, displayName: file)
         case .markdown: return MarkdownSource(url: url, displayName: file, fields: collection.fields)
         }

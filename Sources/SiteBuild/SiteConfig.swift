@@ -124,7 +124,7 @@ public struct SiteConfig: Sendable {
 public struct CollectionConfig: Sendable {
     /// The source formats sitegen reads.
     public enum Kind: String, Sendable, CaseIterable {
-        case csv, feed, markdown
+        case csv, json, ndjson, feed, markdown
     }
 
     /// The collection's name, which is also its table's.
@@ -154,7 +154,7 @@ public struct CollectionConfig: Sendable {
             case "kind":
                 let text = try reader.string(value, "kind")
                 guard let parsed = Kind(rawValue: text) else {
-                    throw reader.error(value, "unknown kind '\(text)'; expected one of: csv, feed, markdown")
+                    throw reader.error(value, "unknown kind '\(text)'; expected one of: csv, json, ndjson, feed, markdown")
                 }
                 kind = parsed
             case "sources": sources = try reader.strings(value, "sources")
@@ -171,12 +171,13 @@ public struct CollectionConfig: Sendable {
             default: detailNode = value
             }
         }
-        guard let kind else { throw reader.error(node, "collection '\(name)' needs a 'kind': csv, feed or markdown") }
+        guard let kind else { throw reader.error(node, "collection '\(name)' needs a 'kind': csv, json, ndjson, feed or markdown") }
         guard !sources.isEmpty else { throw reader.error(node, "collection '\(name)' needs 'sources': one or more file patterns") }
         switch kind {
-        case .csv:
-            guard !fields.isEmpty else { throw reader.error(node, "CSV collection '\(name)' needs 'fields': each column and its type") }
-            guard let key else { throw reader.error(node, "CSV collection '\(name)' needs a 'key': the column that identifies a row") }
+        case .csv, .json, .ndjson:
+            let format = kind.rawValue.uppercased()
+            guard !fields.isEmpty else { throw reader.error(node, "\(format) collection '\(name)' needs 'fields': each field and its type") }
+            guard let key else { throw reader.error(node, "\(format) collection '\(name)' needs a 'key': the field that identifies a record") }
             guard fields.contains(where: { $0.0 == key }) else {
                 throw reader.error(node, "the key '\(key)' of '\(name)' is not one of its fields")
             }

@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 
-/// Reads RSS (0.9x, 1.0, 2.0) and Atom (0.3, 1.0) documents as a stream of parser events.
+/// Reads RSS (0.9x, 1.0, 2.0) and Atom (0.3, 1.0) documents as a stream of parser events, and JSON Feed.
 ///
 /// Items keep their line so warnings can name it; a malformed document fails with the line and column
 /// where the XML parser stopped.
@@ -16,8 +16,10 @@ public struct FeedParser {
         self.file = file
     }
 
-    /// Parses the document in `data`.
+    /// Parses the document in `data`: JSON Feed when it starts with `{`, else RSS or Atom.
     public func parse(_ data: Data) throws(SourceError) -> FeedDocument {
+        let firstByte = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        if firstByte == UInt8(ascii: "{") { return try JSONFeedParser(file: file).parse(data) }
         let parser = XMLParser(data: data)
         let delegate = FeedParserDelegate(file: file, parser: parser)
         parser.delegate = delegate

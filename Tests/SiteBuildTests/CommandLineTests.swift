@@ -50,6 +50,6 @@ final class CommandLineTests: XCTestCase {
         try "title: x\ncollections:\n  a:\n    kind: spreadsheet\n".write(to: folder.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
         let result = try run(["build"], in: folder)
         XCTAssertEqual(result.status, 1)
-        XCTAssertEqual(result.stderr, "error: sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, feed, markdown\n")
+        XCTAssertEqual(result.stderr, "error: sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n")
     }
 }

@@ -1,0 +1,135 @@
+import Foundation
+
+/// A JSON array of objects, or NDJSON (one object per line): each object is a record keyed by one field.
+public struct JSONRecordSource: Source {
+    /// The two layouts sitegen reads.
+    public enum Layout: Sendable {
+        /// `[ {...}, {...} ]`
+        case array
+        /// One object per line; blank lines are skipped.
+        case lines
+    }
+
+    /// Where the file is.
+    public let url: URL
+    /// The file as messages name it.
+    public let displayName: String
+    /// How the objects are laid out.
+    public let layout: Layout
+    /// The field identifying a record.
+    public let key: String
+    /// Declared fields and their types; other members are ignored.
+    public let fields: [(name: String, type: FieldType)]
+
+    /// Reads `url` in `layout`, keyed by `key`, typing the declared `fields`.
+    public init(url: URL, displayName: String, layout: Layout, key: String, fields: [(name: String, type: FieldType)]) {
+        self.url = url
+        self.displayName = displayName
+        self.layout = layout
+        self.key = key
+        self.fields = fields
+    }
+
+    /// Reads every object as a typed record; bad JSON, a mistyped value or a repeated key fails the file.
+    public func read() throws(SourceError) -> SourceResult {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw SourceError(file: displayName, reason: "cannot be read: \(error.localizedDescription)")
+        }
+        var records: [Record] = []
+        var firstLineOfKey: [String: Int] = [:]
+        func add(_ value: JSONValue, line: Int) throws(SourceError) {
+            let record = try self.record(value, line: line)
+            if let earlier = firstLineOfKey[record.key] {
+                throw SourceError(file: displayName, line: line, reason: "duplicate key '\(record.key)' in field '\(key)'; line \(earlier) has it too")
+            }
+            firstLineOfKey[record.key] = line
+            records.append(record)
+        }
+        let bytes = Array(data)
+        switch layout {
+        case .lines:
+            var lineNumber = 0
+            var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            while start <= bytes.count {
+                lineNumber += 1
+                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+                let line = bytes[start..<end]
+                if line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
+                    var parser = JSONParser(bytes: Array(line), line: lineNumber)
+                    let value: JSONValue
+                    do {
+                        value = try parser.parseDocument()
+                    } catch {
+                        throw SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
+                    }
+                    try add(value, line: lineNumber)
+                }
+                start = end + 1
+            }
+        case .array:
+            var parser = JSONParser(bytes: bytes)
+            do {
+                try parser.expect(UInt8(ascii: "["), "'[': the file must hold an array of objects")
+                if !parser.consume(UInt8(ascii: "]")) {
+                    repeat {
+                        _ = parser.hasMoreContent()
+                        let line = parser.currentLine
+                        try add(try parser.parseValue(), line: line)
+                    } while parser.consume(UInt8(ascii: ","))
+                    try parser.expect(UInt8(ascii: "]"), "',' or ']' in the array")
+                }
+                if parser.hasMoreContent() {
+                    throw JSONParser.SyntaxError(line: parser.currentLine, column: 1, reason: "unexpected text after the array")
+                }
+            } catch let error as JSONParser.SyntaxError {
+                throw SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
+            } catch let error as SourceError {
+                throw error
+            } catch {
+                throw SourceError(file: displayName, reason: "\(error)")
+            }
+        }
+        return SourceResult(records: records)
+    }
+
+    private func record(_ value: JSONValue, line: Int) throws(SourceError) -> Record {
+        guard case .object = value else {
+            throw SourceError(file: displayName, line: line, reason: "expected an object, found \(describe(value))")
+        }
+        var values: [String: FieldValue] = [:]
+        for (name, type) in fields {
+            guard let member = value[name] else { values[name] = .null; continue }
+            switch member {
+            case .array, .object:
+                throw SourceError(file: displayName, line: line, reason: "field '\(name)': expected a single value, found \(describe(member))")
+            case .bool(let flag) where type == .bool:
+                values[name] = .bool(flag)
+            default:
+                guard let raw = member.scalarText else { values[name] = .null; continue }
+                do {
+                    values[name] = try type.value(from: raw)
+                } catch {
+                    throw SourceError(file: displayName, line: line, reason: "field '\(name)': expected \(error.expected), found '\(error.found)'")
+                }
+            }
+        }
+        guard let keyText = values[key]?.text, !keyText.isEmpty else {
+            throw SourceError(file: displayName, line: line, reason: "the key field '\(key)' is missing or empty")
+        }
+        return Record(key: keyText, line: line, fields: values)
+    }
+
+    private func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
