@@ -10,6 +10,8 @@ public struct BuildSummary: Sendable {
     public var pagesDeleted = 0
     /// Source files read.
     public var sourcesRead = 0
+    /// Source files skipped as unchanged since the last build.
+    public var sourcesUnchanged = 0
     /// Rows inserted, updated and deleted in the store by this build's load.
     public var rowsInserted = 0, rowsUpdated = 0, rowsDeleted = 0
     /// Seconds spent in each stage, in order.
@@ -27,7 +29,7 @@ public struct BuildSummary: Sendable {
         let stages = stageSeconds.map { "\($0.stage) \(String(format: "%.3f", $0.seconds))s" }.joined(separator: ", ")
         var lines = [
             "pages: \(pagesWritten) written, \(pagesUnchanged) unchanged, \(pagesDeleted) deleted",
-            "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted from \(sourcesRead) source files",
+            "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted; source files: \(sourcesRead) read, \(sourcesUnchanged) unchanged",
             "time: \(stages)",
         ]
         if !problems.isEmpty { lines.append("FAILED: \(problems.count) problem(s); see the messages above") }

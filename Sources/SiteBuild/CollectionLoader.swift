@@ -15,6 +15,8 @@ struct CollectionLoader {
         var problems: [SourceError] = []
         var warnings: [SourceError] = []
         var sourcesRead = 0
+        /// Sources skipped because their size and modification time (or bytes) were unchanged.
+        var sourcesUnchanged = 0
     }
 
     func load() throws -> Outcome {
@@ -27,7 +29,26 @@ struct CollectionLoader {
                 var present = Set<String>()
                 for pattern in collection.sources {
                     for file in SourceGlob(pattern: pattern).files(under: root) where present.insert(file).inserted {
+                        let url = root.appendingPathComponent(file)
+                        let previous = try store.fingerprint(of: file)
+                        guard var fingerprint = Self.statFingerprint(url) else { continue }
+                        // Same size and modification time as a good load: not even read.
+                        if let previous, previous.succeeded, previous.size == fingerprint.size, previous.modified == fingerprint.modified {
+                            outcome.sourcesUnchanged += 1
+                            continue
+                        }
                         outcome.sourcesRead += 1
+                        if let data = try? Data(contentsOf: url) {
+                            var hash = ContentHash()
+                            hash.combine(bytes: data)
+                            fingerprint.hash = hash.signed
+                            // Touched but identical bytes: nothing to parse; remember the new time.
+                            if let previous, previous.succeeded, previous.hash == fingerprint.hash {
+                                try store.recordSourceStatus(file, collection: collection.name, failure: nil, fingerprint: fingerprint)
+                                outcome.sourcesUnchanged += 1
+                                continue
+                            }
+                        }
                         do {
                             let result = try source(for: collection, file: file).read()
                             outcome.warnings += result.warnings
@@ -36,14 +57,16 @@ struct CollectionLoader {
                             changes.inserted.formUnion(tableChanges.inserted)
                             changes.updated.formUnion(tableChanges.updated)
                             changes.deleted.formUnion(tableChanges.deleted)
-                            try store.recordSourceStatus(file, collection: collection.name, failure: nil)
+                            try store.recordSourceStatus(file, collection: collection.name, failure: nil, fingerprint: fingerprint)
                         } catch let error as SourceError {
                             outcome.problems.append(error)
-                            try store.recordSourceStatus(file, collection: collection.name, failure: error.reason)
+                            fingerprint.succeeded = false
+                            try store.recordSourceStatus(file, collection: collection.name, failure: error.description, fingerprint: fingerprint)
                         } catch let error as StoreError {
                             let problem = SourceError(file: file, reason: error.description)
                             outcome.problems.append(problem)
-                            try store.recordSourceStatus(file, collection: collection.name, failure: problem.reason)
+                            fingerprint.succeeded = false
+                            try store.recordSourceStatus(file, collection: collection.name, failure: problem.description, fingerprint: fingerprint)
                         }
                     }
                 }
@@ -57,6 +80,15 @@ struct CollectionLoader {
             }
             return outcome
         }
+    }
+
+    /// Size and modification time of `url` (the hash is filled in once the file is read).
+    static func statFingerprint(_ url: URL) -> SiteStore.SourceFingerprint? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let size = (attributes[.size] as? NSNumber)?.int64Value,
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970
+        else { return nil }
+        return SiteStore.SourceFingerprint(size: size, modified: modified, hash: 0, succeeded: true)
     }
 
     private func source(for collection: CollectionConfig, file: String) -> any Source {
@@ -83,7 +115,8 @@ struct CollectionLoader {
         for listing in listings where listing.from == collection.name {
             if let first = listing.sort.first?.field, first != "_key", !indexed.contains(first) { indexed.append(first) }
         }
-        return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed)
+        return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed,
+                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "")")
     }
 
     static func storedRow(_ record: Record, schema: CollectionSchema) -> StoredRow {

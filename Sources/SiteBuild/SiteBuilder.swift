@@ -50,6 +50,7 @@ public struct SiteBuilder {
         summary.problems += loaded.problems
         summary.warnings += loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
+        summary.sourcesUnchanged = loaded.sourcesUnchanged
         for changes in loaded.changeset.tables.values {
             summary.rowsInserted += changes.inserted.count
             summary.rowsUpdated += changes.updated.count

@@ -19,6 +19,14 @@ public struct ContentHash: Sendable {
     /// The hash as SQLite stores integers.
     public var signed: Int64 { Int64(bitPattern: value) }
 
+    /// Adds raw bytes (a whole file), without a separator.
+    public mutating func combine<Bytes: Sequence<UInt8>>(bytes: Bytes) {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value &*= 0x0000_0100_0000_01B3
+        }
+    }
+
     /// The hash of one text.
     public static func of(_ text: String) -> Int64 {
         var hash = ContentHash()

@@ -11,16 +11,19 @@ public struct CollectionSchema: Sendable, Hashable {
     public var columns: [(name: String, type: ColumnType)]
     /// Columns to index, for the listings' sorts.
     public var indexedColumns: [String]
+    /// What else decides the rows (the source kind and key): when it changes, every source is read again.
+    public var origin: String
 
     /// Describes a collection table.
-    public init(table: String, columns: [(name: String, type: ColumnType)], indexedColumns: [String] = []) {
+    public init(table: String, columns: [(name: String, type: ColumnType)], indexedColumns: [String] = [], origin: String = "") {
         self.table = table
         self.columns = columns
         self.indexedColumns = indexedColumns
+        self.origin = origin
     }
 
     public static func == (lhs: CollectionSchema, rhs: CollectionSchema) -> Bool {
-        lhs.table == rhs.table && lhs.indexedColumns == rhs.indexedColumns
+        lhs.table == rhs.table && lhs.indexedColumns == rhs.indexedColumns && lhs.origin == rhs.origin
             && lhs.columns.map(\.name) == rhs.columns.map(\.name) && lhs.columns.map(\.type) == rhs.columns.map(\.type)
     }
 
@@ -29,6 +32,7 @@ public struct CollectionSchema: Sendable, Hashable {
         hasher.combine(columns.map(\.name))
         hasher.combine(columns.map(\.type))
         hasher.combine(indexedColumns)
+        hasher.combine(origin)
     }
 
     /// The bookkeeping columns every collection table has, before the fields: `_id` (the row id the
@@ -37,7 +41,7 @@ public struct CollectionSchema: Sendable, Hashable {
 
     /// A text that changes whenever the table must be rebuilt.
     var signature: String {
-        (columns.map { "\($0.name) \($0.type.rawValue)" } + ["index " + indexedColumns.joined(separator: ",")])
+        (columns.map { "\($0.name) \($0.type.rawValue)" } + ["index " + indexedColumns.joined(separator: ","), "origin " + origin])
             .joined(separator: "; ")
     }
 

@@ -17,7 +17,8 @@ public final class SiteStore {
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS sitegen_collections (name TEXT PRIMARY KEY, signature TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_sources (
-                path TEXT PRIMARY KEY, collection TEXT NOT NULL, status TEXT NOT NULL, message TEXT);
+                path TEXT PRIMARY KEY, collection TEXT NOT NULL, status TEXT NOT NULL, message TEXT,
+                size INTEGER, mtime REAL, hash INTEGER, rows INTEGER, loaded_at TEXT);
             CREATE TABLE IF NOT EXISTS sitegen_outputs (path TEXT PRIMARY KEY, hash INTEGER NOT NULL);
             """)
     }
@@ -35,6 +36,8 @@ public final class SiteStore {
             "SELECT signature FROM sitegen_collections WHERE name = ?", [.text(schema.table)])?.stringValue
         if stored == schema.signature, try database.tableExists(schema.table) { return false }
         try database.execute("DROP TABLE IF EXISTS \(quoteIdentifier(schema.table))")
+        // Every source of the collection must be read again into the new table.
+        try database.execute("DELETE FROM sitegen_sources WHERE collection = ?", [.text(schema.table)])
         for statement in schema.createStatements { try database.execute(statement) }
         try database.execute(
             "INSERT OR REPLACE INTO sitegen_collections (name, signature) VALUES (?, ?)",
@@ -106,11 +109,65 @@ public final class SiteStore {
         return changes
     }
 
-    /// Records how the last load of `source` went (`ok`, or `failed` with the message).
-    public func recordSourceStatus(_ source: String, collection: String, failure: String?) throws {
+    /// What the store knows of a source file from its last load.
+    public struct SourceFingerprint: Sendable, Equatable {
+        public var size: Int64
+        public var modified: Double
+        public var hash: Int64
+        /// Whether that load succeeded (a failed source is always read again).
+        public var succeeded: Bool
+
+        /// Describes a file as loaded.
+        public init(size: Int64, modified: Double, hash: Int64, succeeded: Bool) {
+            self.size = size
+            self.modified = modified
+            self.hash = hash
+            self.succeeded = succeeded
+        }
+    }
+
+    /// The fingerprint recorded for `source` by its last load, if any.
+    public func fingerprint(of source: String) throws -> SourceFingerprint? {
+        let rows = try database.fetchAll("SELECT size, mtime, hash, status FROM sitegen_sources WHERE path = ?", [.text(source)])
+        guard let row = rows.first, let size = row["size"]?.int64Value, let hash = row["hash"]?.int64Value else { return nil }
+        let modified: Double
+        switch row["mtime"] {
+        case .real(let value)?: modified = value
+        case .integer(let value)?: modified = Double(value)
+        default: return nil
+        }
+        return SourceFingerprint(size: size, modified: modified, hash: hash, succeeded: row["status"] == .text("ok"))
+    }
+
+    /// Records how the last load of `source` went (`ok`, or `failed` with the message) and the file it read.
+    public func recordSourceStatus(_ source: String, collection: String, failure: String?, fingerprint: SourceFingerprint? = nil) throws {
+        let rows = try database.fetchValue("SELECT count(*) FROM \(quoteIdentifier(collection)) WHERE _source = ?", [.text(source)])
         try database.execute(
-            "INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message) VALUES (?, ?, ?, ?)",
-            [.text(source), .text(collection), .text(failure == nil ? "ok" : "failed"), failure.map { .text($0) } ?? .null])
+            "INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(source), .text(collection), .text(failure == nil ? "ok" : "failed"), failure.map { .text($0) } ?? .null,
+             fingerprint.map { .integer($0.size) } ?? .null, fingerprint.map { .real($0.modified) } ?? .null,
+             fingerprint.map { .integer($0.hash) } ?? .null, rows ?? .null])
+    }
+
+    /// One source's last load, as `sitegen sources` lists it.
+    public struct SourceStatus: Sendable, Equatable {
+        public var path: String
+        public var collection: String
+        /// `ok` or `failed`.
+        public var status: String
+        /// Why it failed.
+        public var message: String?
+        /// Rows it holds in the store.
+        public var rows: Int
+    }
+
+    /// Every source the store knows, by collection then path.
+    public func sourceStatuses() throws -> [SourceStatus] {
+        try database.fetchAll("SELECT path, collection, status, message, rows FROM sitegen_sources ORDER BY collection, path").map {
+            SourceStatus(path: $0["path"]?.stringValue ?? "", collection: $0["collection"]?.stringValue ?? "",
+                         status: $0["status"]?.stringValue ?? "", message: $0["message"]?.stringValue,
+                         rows: Int($0["rows"]?.int64Value ?? 0))
+        }
     }
 
     /// How many rows the collection's table holds.

@@ -1,0 +1,113 @@
+import Foundation
+import SiteBuild
+import SiteStore
+import XCTest
+
+/// What each load changes in the store, on a small site of a CSV, an NDJSON file and a feed.
+final class LoadingTests: XCTestCase {
+    private var site: URL!
+
+    override func setUpWithError() throws {
+        site = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-load-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("data"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("Templates"), withIntermediateDirectories: true)
+        try "{{#items}}{{title}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              banks:
+                kind: csv
+                sources: data/*.csv
+                key: cert
+                fields: {cert: integer, name: text, closed: date}
+              people:
+                kind: ndjson
+                sources: data/*.ndjson
+                key: id
+                fields: {id: text, name: text}
+              news:
+                kind: feed
+                sources: data/*.xml
+            listings:
+              home: {from: banks, sort: [-closed], path: /}
+            """)
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,Beta,2024-02-01\n3,Gamma,2024-03-01\n")
+        try write("data/people.ndjson", "{\"id\": \"p1\", \"name\": \"Ann\"}\n{\"id\": \"p2\", \"name\": \"Bo\"}\n")
+        try write("data/news.xml", """
+            <rss version="2.0"><channel><title>N</title>
+            <item><guid>g1</guid><title>One</title></item>
+            <item><guid>g1</guid><title>One again</title></item>
+            <item><guid>g2</guid><title>Two</title></item>
+            </channel></rss>
+            """)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: site)
+    }
+
+    private func write(_ path: String, _ text: String) throws {
+        try text.write(to: site.appendingPathComponent(path), atomically: true, encoding: .utf8)
+    }
+
+    private func build() throws -> BuildSummary { try SiteBuilder(root: site).build() }
+
+    private func changes(_ summary: BuildSummary) -> [Int] { [summary.rowsInserted, summary.rowsUpdated, summary.rowsDeleted] }
+
+    func testTheFirstLoadInsertsEveryRowAndARepeatedGuidIsOneRowWithAWarning() throws {
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        XCTAssertEqual(changes(summary), [3 + 2 + 2, 0, 0])
+        XCTAssertEqual(summary.warnings.map(\.description), ["data/news.xml:3: item id 'g1' repeats the item at line 2; the first one is kept"])
+    }
+
+    func testEditingRemovingAndAppendingRowsAreOneUpdateOneDeleteOneInsert() throws {
+        _ = try build()
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,Beta Bank,2024-02-01\n3,Gamma,2024-03-01\n")
+        XCTAssertEqual(changes(try build()), [0, 1, 0])
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,Beta Bank,2024-02-01\n")
+        XCTAssertEqual(changes(try build()), [0, 0, 1])
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,Beta Bank,2024-02-01\n4,Delta,2024-04-01\n")
+        XCTAssertEqual(changes(try build()), [1, 0, 0])
+        try write("data/people.ndjson", "{\"id\": \"p2\", \"name\": \"Bo\"}\n{\"id\": \"p1\", \"name\": \"Ann\"}\n")
+        XCTAssertEqual(changes(try build()), [0, 0, 0], "reordering lines changes no row")
+    }
+
+    func testAnUnchangedOrMerelyTouchedSourceIsNotParsedAndChangesNothing() throws {
+        _ = try build()
+        let again = try build()
+        XCTAssertEqual(changes(again), [0, 0, 0])
+        XCTAssertEqual(again.sourcesRead, 0)
+        XCTAssertEqual(again.sourcesUnchanged, 3)
+        let csv = site.appendingPathComponent("data/banks.csv").path
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: csv)
+        let touched = try build()
+        XCTAssertEqual(changes(touched), [0, 0, 0])
+        XCTAssertEqual(touched.sourcesRead, 1, "the touched file is read to compare its bytes")
+        XCTAssertEqual(touched.sourcesUnchanged, 3)
+        XCTAssertEqual(try build().sourcesRead, 0, "its new time is remembered")
+    }
+
+    func testABadFileKeepsItsRowsIsRetriedAndTheOthersStillLoad() throws {
+        _ = try build()
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,\"Beta,2024-02-01\n")
+        try write("data/people.ndjson", "{\"id\": \"p1\", \"name\": \"Ann\"}\n{\"id\": \"p3\", \"name\": \"Cy\"}\n")
+        let failed = try build()
+        XCTAssertEqual(failed.problems.map(\.description), ["data/banks.csv:3:3: a quoted field is never closed; expected a closing quote (\")"])
+        XCTAssertEqual(changes(failed), [1, 0, 1], "people still load: p3 in, p2 out")
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        XCTAssertEqual(try store.rowCount(of: "banks"), 3, "the bad file's last good rows stay")
+        XCTAssertEqual(try store.sourceStatuses().first { $0.path == "data/banks.csv" }?.status, "failed")
+        XCTAssertFalse(try build().succeeded, "a failed source is read again, and fails again, though unchanged")
+    }
+
+    func testChangingACollectionsKeyReadsItsSourcesAgain() throws {
+        _ = try build()
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "key: cert", with: "key: name")
+        try write("sitegen.yml", config)
+        let summary = try build()
+        XCTAssertEqual(summary.sourcesRead, 1)
+        XCTAssertEqual(changes(summary), [3, 0, 0], "a new table, keyed by name")
+    }
+}
