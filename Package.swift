@@ -51,6 +51,6 @@ let package = Package(
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SiteRenderTests", dependencies: ["SiteRender"]),
-        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore"]),
+        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources"]),
     ]
 )

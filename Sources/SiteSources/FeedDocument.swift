@@ -39,6 +39,25 @@ public struct FeedItem: Sendable, Hashable {
     public var content: String?
     /// Category terms, in document order.
     public var categories: [String]
+    /// Attached media: RSS `enclosure`, Atom `link rel="enclosure"`, JSON Feed `attachments`.
+    public var enclosures: [Enclosure] = []
     /// The 1-based line where the item starts.
     public var line: Int
+}
+
+/// A file attached to a feed item (a podcast episode, a PDF).
+public struct Enclosure: Sendable, Hashable {
+    /// Where the file is.
+    public var url: String
+    /// Its MIME type, when given.
+    public var type: String?
+    /// Its size in bytes, when given.
+    public var length: Int64?
+
+    /// Makes an enclosure.
+    public init(url: String, type: String? = nil, length: Int64? = nil) {
+        self.url = url
+        self.type = type
+        self.length = length
+    }
 }

@@ -25,19 +25,52 @@ public struct FeedParser {
         parser.delegate = delegate
         parser.shouldProcessNamespaces = true
         let finished = parser.parse()
+        // libxml2 recovers from some errors (a mismatched tag) and parse() still returns true; a feed that
+        // is not well-formed fails all the same: leniency would turn a truncated download into deletions.
+        if let error = delegate.firstError {
+            throw SourceError(file: file, line: error.line, column: error.column, reason: "not well-formed XML: \(Self.reason(error.code))")
+        }
         if delegate.kind == nil {
             throw SourceError(file: file, line: 1, reason: "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
         }
         if !finished {
-            if let error = parser.parserError {
-                let message = (error as NSError).localizedDescription
-                throw SourceError(file: file, line: parser.lineNumber, column: parser.columnNumber,
-                                  reason: "not well-formed XML: \(message)")
-            }
             throw SourceError(file: file, line: parser.lineNumber, reason: "the XML parser stopped without saying why")
         }
         return FeedDocument(kind: delegate.kind!, title: delegate.feedTitle, link: delegate.feedLink,
                             items: delegate.items, warnings: delegate.warnings)
+    }
+}
+
+extension FeedParser {
+    /// A reader's explanation of the XML parser's error code (its own message is only the code).
+    ///
+    /// The codes are libxml2's `xmlParserErrors`, which FoundationXML passes through on Linux; its own
+    /// `XMLParser.ErrorCode` enum is numbered differently there, so it cannot decode them.
+    static func reason(_ code: Int) -> String {
+        switch code {
+        case 3, 4: return "the document is empty or does not start with XML"
+        case 5: return "the document ends before its elements are closed"
+        case 6, 7, 8, 10, 11, 12: return "a malformed character reference (&#...;)"
+        case 9: return "a character that XML does not allow (often a wrong encoding declaration)"
+        case 14, 15, 16, 22, 23: return "a '&' that does not start an entity; write &amp;"
+        case 26, 27: return "an undeclared entity (&name;); write &amp; for a literal '&'"
+        case 31, 32, 81: return "an encoding this parser does not support"
+        case 38: return "a '<' inside an attribute value"
+        case 39, 40, 41: return "a malformed attribute"
+        case 42: return "an attribute appears twice in one tag"
+        case 45: return "a comment is not closed"
+        case 63: return "a CDATA section is not closed"
+        case 68: return "expected a name"
+        case 72: return "expected '<' to start a tag"
+        case 73: return "expected '>' to end a tag"
+        case 74: return "expected '</' to close an element"
+        case 76: return "a closing tag does not match the element it closes"
+        case 77: return "a tag is not finished"
+        case 85: return "elements are not properly nested"
+        case 86: return "text after the end of the document element"
+        case 512: return "parsing was stopped"
+        default: return "XML error \(code)"
+        }
     }
 }
 
@@ -55,11 +88,14 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
     var feedLink: String?
     var items: [FeedItem] = []
     var warnings: [SourceError] = []
+    /// The first error the XML parser reported, where it was.
+    var firstError: (code: Int, line: Int, column: Int)?
 
     private var stack: [(name: String, namespace: String)] = []
     private var text = ""
     private var item: [String: String]?
     private var itemCategories: [String] = []
+    private var itemEnclosures: [Enclosure] = []
     private var itemLine = 0
     private var isAtom: Bool { kind == .atom10 || kind == .atom03 }
 
@@ -90,11 +126,17 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         if name == "item" || (isAtom && name == "entry") {
             item = [:]
             itemCategories = []
+            itemEnclosures = []
             itemLine = parser.lineNumber
         } else if item != nil {
-            if isAtom && name == "link" {
+            if name == "enclosure", let url = attributes["url"] {
+                itemEnclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int64($0) }))
+            } else if isAtom && name == "link" {
                 let rel = attributes["rel"] ?? "alternate"
                 if rel == "alternate", item?["link"] == nil { item?["link"] = attributes["href"] }
+                if rel == "enclosure", let href = attributes["href"] {
+                    itemEnclosures.append(Enclosure(url: href, type: attributes["type"], length: attributes["length"].flatMap { Int64($0) }))
+                }
             } else if isAtom && name == "category", let term = attributes["term"] ?? attributes["label"] {
                 itemCategories.append(term)
             } else if name == "guid" && attributes["isPermaLink"] == "false" {
@@ -106,6 +148,12 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        // Our own abort (not a feed) is reported by the caller; keep the parser's first real complaint.
+        let code = (parseError as NSError).code
+        if firstError == nil, kind != nil || code != 512 { firstError = (code, parser.lineNumber, parser.columnNumber) }
+    }
 
     func parser(_ parser: XMLParser, foundCDATA data: Data) { text += String(decoding: data, as: UTF8.self) }
 
@@ -167,7 +215,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         items.append(FeedItem(
             id: identity, title: fields["title"], link: link, published: date("published"), updated: date("updated"),
             author: fields["author"], summary: fields["summary"], content: fields["content"],
-            categories: itemCategories, line: itemLine))
+            categories: itemCategories, enclosures: itemEnclosures, line: itemLine))
     }
 
     private static func contentIdentity(_ texts: [String]) -> String {

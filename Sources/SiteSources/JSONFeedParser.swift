@@ -79,7 +79,14 @@ struct JSONFeedParser {
             id: id, title: text("title"), link: link, published: date("date_published"), updated: date("date_modified"),
             author: author.isEmpty ? nil : author, summary: text("summary"),
             content: text("content_html") ?? text("content_text").map(escapedParagraphs),
-            categories: (value["tags"]?.array ?? []).compactMap(\.string), line: line)
+            categories: (value["tags"]?.array ?? []).compactMap(\.string),
+            enclosures: (value["attachments"]?.array ?? []).compactMap { attachment in
+                attachment["url"]?.string.map {
+                    Enclosure(url: $0, type: attachment["mime_type"]?.string,
+                              length: { if case .number(_, let integer)? = attachment["size_in_bytes"] { return integer } else { return nil } }())
+                }
+            },
+            line: line)
         return .success(item)
     }
 

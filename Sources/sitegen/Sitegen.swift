@@ -11,6 +11,6 @@ struct Sitegen: ParsableCommand {
             Templates/. `sitegen build` loads the sources into .sitegen/store.sqlite and writes the pages to output/.
             """,
         version: "0.1.0",
-        subcommands: [BuildCommand.self]
+        subcommands: [BuildCommand.self, ParseCommand.self, SourcesCommand.self]
     )
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SiteSources
 import XCTest
 
 /// Runs the built `sitegen` executable as a user would.
@@ -51,5 +52,46 @@ final class CommandLineTests: XCTestCase {
         let result = try run(["build"], in: folder)
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stderr, "error: sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n")
+    }
+
+    func testParsePrintsAFeedAsJSONAndFailsOnABrokenOne() throws {
+        let folder = try temporaryFolder()
+        try """
+            <rss version="2.0"><channel><title>T</title>
+            <item><guid isPermaLink="false">g1</guid><title>A &amp; B</title><pubDate>Thu, 01 Jan 2004 19:48:21 GMT</pubDate>
+            <enclosure url="https://example.org/a.mp3" type="audio/mpeg" length="123"/></item>
+            </channel></rss>
+            """.write(to: folder.appendingPathComponent("feed.xml"), atomically: true, encoding: .utf8)
+        let result = try run(["parse", "--json", "feed.xml"], in: folder)
+        XCTAssertEqual(result.status, 0)
+        var parser = JSONParser(bytes: Array(result.stdout.utf8))
+        let report = try parser.parseDocument()
+        XCTAssertEqual(report["kind"]?.string, "rss20")
+        let item = try XCTUnwrap(report["items"]?.array?.first)
+        XCTAssertEqual(item["title"]?.string, "A & B")
+        XCTAssertEqual(item["published"]?.string, "2004-01-01T19:48:21Z")
+        XCTAssertEqual(item["link"], .null)
+        XCTAssertEqual(item["enclosures"]?.array?.first?["length"]?.scalarText, "123")
+
+        try "<rss version=\"2.0\"><channel><item></channel></rss>".write(to: folder.appendingPathComponent("bad.xml"), atomically: true, encoding: .utf8)
+        let bad = try run(["parse", "bad.xml"], in: folder)
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.stderr, "error: bad.xml:1:45: not well-formed XML: a closing tag does not match the element it closes\n")
+    }
+
+    func testSourcesListsEachCollectionsFilesAndDumpsRows() throws {
+        let folder = try temporaryFolder()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Templates"), withIntermediateDirectories: true)
+        try "x".write(to: folder.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        try "title: T\ncollections:\n  people:\n    kind: ndjson\n    sources: '*.ndjson'\n    key: id\n    fields: {id: text, age: integer}\n"
+            .write(to: folder.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
+        try "{\"id\": \"a\", \"age\": 40}\n".write(to: folder.appendingPathComponent("p.ndjson"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try run(["sources"], in: folder).stdout, "people (ndjson): 0 rows\n  p.ndjson  not loaded  0 rows\n")
+        XCTAssertEqual(try run(["build"], in: folder).status, 0)
+        XCTAssertEqual(try run(["sources"], in: folder).stdout, "people (ndjson): 1 rows\n  p.ndjson  ok  1 rows\n")
+        var parser = JSONParser(bytes: Array(try run(["sources", "--dump", "people"], in: folder).stdout.utf8))
+        XCTAssertEqual(try parser.parseDocument(), .array([.object([
+            ("key", .string("a")), ("source", .string("p.ndjson")), ("line", .integer(1)), ("id", .string("a")), ("age", .integer(40)),
+        ])]))
     }
 }

@@ -1,0 +1,206 @@
+import Foundation
+import SiteSources
+import SiteStore
+
+/// What `sitegen parse` and `sitegen sources` show: one source file as sitegen reads it, and the
+/// store's record of every source — without changing the store.
+public struct SourceInspector {
+    /// The site folder (`sitegen.yml` there, when present, gives a file's declared types).
+    public let root: URL
+
+    /// Inspects sources of the site at `root`.
+    public init(root: URL) {
+        self.root = root.standardizedFileURL
+    }
+
+    /// The file at `path` as JSON, and whether it was usable (a feed or record file that could be read).
+    public func parse(_ path: String) -> (report: JSONValue, usable: Bool) {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+        let display = path
+        let collection = declaringCollection(of: url)
+        do {
+            switch collection?.kind ?? Self.kind(of: url) {
+            case .feed:
+                let document = try FeedParser(file: display).parse(Data(contentsOf: url))
+                return (feedReport(document), true)
+            case let kind:
+                let source: any Source
+                switch (kind, collection) {
+                case (.csv, let collection?): source = CSVSource(url: url, displayName: display, key: collection.key!, fields: collection.fields)
+                case (.json, let collection?): source = JSONRecordSource(url: url, displayName: display, layout: .array, key: collection.key!, fields: collection.fields)
+                case (.ndjson, let collection?): source = JSONRecordSource(url: url, displayName: display, layout: .lines, key: collection.key!, fields: collection.fields)
+                case (.markdown, let collection?): source = MarkdownSource(url: url, displayName: display, fields: collection.fields)
+                default: return try untypedReport(url, kind: kind, display: display)
+                }
+                let result = try source.read()
+                return (recordsReport(kind: kind.rawValue, collection: collection?.name, result: result), true)
+            }
+        } catch let error as SourceError {
+            return (.object([("file", .string(display)), ("warnings", .array([])), ("errors", .array([problem(error)]))]), false)
+        } catch {
+            return (.object([("file", .string(display)), ("warnings", .array([])),
+                             ("errors", .array([problem(SourceError(file: display, reason: "cannot be read: \(error.localizedDescription)"))]))]), false)
+        }
+    }
+
+    /// Every collection with its source files, row counts and last load status.
+    public func sources() throws -> JSONValue {
+        let config = try SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")
+        let storePath = root.appendingPathComponent(".sitegen/store.sqlite")
+        let statuses = FileManager.default.fileExists(atPath: storePath.path) ? try SiteStore(path: storePath.path).sourceStatuses() : []
+        return .array(config.collections.map { collection in
+            let files = collection.sources.flatMap { SourceGlob(pattern: $0).files(under: root) }
+            let entries: [JSONValue] = files.map { file in
+                let status = statuses.first { $0.path == file && $0.collection == collection.name }
+                return .object([("path", .string(file)), ("status", .string(status?.status ?? "not loaded")),
+                                ("rows", .integer(status?.rows ?? 0)), ("message", .text(status?.message))])
+            }
+            let rows = statuses.filter { $0.collection == collection.name }.map(\.rows).reduce(0, +)
+            return .object([("collection", .string(collection.name)), ("kind", .string(collection.kind.rawValue)),
+                            ("rows", .integer(rows)), ("sources", .array(entries))])
+        })
+    }
+
+    /// The rows the store holds for `collection`, in load order, each with its key and fields.
+    public func dump(_ collection: String) throws -> JSONValue {
+        let config = try SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")
+        guard let declared = config.collection(named: collection) else {
+            throw ConfigError(file: "sitegen.yml", reason: "no collection named '\(collection)'; collections: "
+                + config.collections.map(\.name).joined(separator: ", "))
+        }
+        let store = try SiteStore(path: root.appendingPathComponent(".sitegen/store.sqlite").path)
+        guard try store.database.tableExists(collection) else { return .array([]) }
+        let rows = try store.database.fetchAll("SELECT * FROM \(quoteIdentifier(collection)) ORDER BY _id")
+        return .array(rows.map { row in
+            var members: [(key: String, value: JSONValue)] = [("key", .text(row["_key"]?.stringValue)),
+                                                             ("source", .text(row["_source"]?.stringValue)),
+                                                             ("line", row["_line"].map(json) ?? .null)]
+            for field in declared.fields { members.append((field.name, row[field.name].map(json) ?? .null)) }
+            return .object(members)
+        })
+    }
+
+    // MARK: Reports
+
+    private func feedReport(_ document: FeedDocument) -> JSONValue {
+        .object([
+            ("kind", .string(document.kind.rawValue)), ("title", .text(document.title)), ("link", .text(document.link)),
+            ("items", .array(document.items.map { item in
+                .object([
+                    ("id", .string(item.id)), ("title", .text(item.title)), ("link", .text(item.link)),
+                    ("published", .text(item.published.map(FeedDate.rfc3339))), ("updated", .text(item.updated.map(FeedDate.rfc3339))),
+                    ("author", .text(item.author)), ("summary", .text(item.summary)), ("content", .text(item.content)),
+                    ("categories", .array(item.categories.map(JSONValue.string))),
+                    ("enclosures", .array(item.enclosures.map { enclosure in
+                        .object([("url", .string(enclosure.url)), ("type", .text(enclosure.type)),
+                                 ("length", enclosure.length.map { .number(Double($0), integer: $0) } ?? .null)])
+                    })),
+                ])
+            })),
+            ("warnings", .array(document.warnings.map(problem))), ("errors", .array([])),
+        ])
+    }
+
+    private func recordsReport(kind: String, collection: String?, result: SourceResult) -> JSONValue {
+        .object([
+            ("kind", .string(kind)), ("collection", .text(collection)),
+            ("rows", .array(result.records.map { record in
+                .object([("key", .string(record.key)), ("line", .integer(record.line))]
+                    + record.fields.keys.sorted().map { ($0, fieldJSON(record.fields[$0]!)) })
+            })),
+            ("warnings", .array(result.warnings.map(problem))), ("errors", .array([])),
+        ])
+    }
+
+    /// A record file no collection declares: its rows as they are, every value as text.
+    private func untypedReport(_ url: URL, kind: CollectionConfig.Kind, display: String) throws -> (report: JSONValue, usable: Bool) {
+        var rows: [JSONValue] = []
+        switch kind {
+        case .csv:
+            let (header, data) = try CSVReader(file: display).read(String(decoding: Data(contentsOf: url), as: UTF8.self))
+            rows = data.map { row in .object([("line", .integer(row.line))] + zip(header, row.fields).map { ($0, .string($1)) }) }
+        case .json, .ndjson:
+            let bytes = Array(try Data(contentsOf: url))
+            if kind == .ndjson {
+                for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated()
+                where line.contains(where: { $0 > 0x20 }) {
+                    var parser = JSONParser(bytes: Array(line), line: index + 1)
+                    do { rows.append(try parser.parseDocument()) } catch {
+                        throw SourceError(file: display, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
+                    }
+                }
+            } else {
+                var parser = JSONParser(bytes: bytes)
+                do { rows = try parser.parseDocument().array ?? [] } catch {
+                    throw SourceError(file: display, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
+                }
+            }
+        case .markdown:
+            let document = try FrontMatterDocument(parsing: String(decoding: Data(contentsOf: url), as: UTF8.self), file: display)
+            var members: [(key: String, value: JSONValue)] = [("slug", .string(url.deletingPathExtension().lastPathComponent))]
+            for key in document.fields.keys.sorted() {
+                switch document.fields[key]! {
+                case .text(let text): members.append((key, .string(text)))
+                case .list(let items): members.append((key, .array(items.map(JSONValue.string))))
+                case .null: members.append((key, .null))
+                }
+            }
+            members.append(("body", .string(document.body)))
+            rows = [.object(members)]
+        case .feed:
+            break
+        }
+        return (.object([("kind", .string(kind.rawValue)), ("collection", .null), ("rows", .array(rows)),
+                         ("warnings", .array([])), ("errors", .array([]))]), true)
+    }
+
+    private func problem(_ error: SourceError) -> JSONValue {
+        .object([("line", error.line.map { .integer($0) } ?? .null), ("column", error.column.map { .integer($0) } ?? .null),
+                 ("message", .string(error.reason))])
+    }
+
+    private func fieldJSON(_ value: FieldValue) -> JSONValue {
+        switch value {
+        case .null: return .null
+        case .text(let text): return .string(text)
+        case .integer(let number): return .number(Double(number), integer: number)
+        case .real(let number): return .number(number, integer: nil)
+        case .bool(let flag): return .bool(flag)
+        }
+    }
+
+    private func json(_ value: DatabaseValue) -> JSONValue {
+        switch value {
+        case .null: return .null
+        case .integer(let number): return .number(Double(number), integer: number)
+        case .real(let number): return .number(number, integer: nil)
+        case .text(let text): return .string(text)
+        case .blob(let bytes): return .string(Data(bytes).base64EncodedString())
+        }
+    }
+
+    // MARK: Finding the file's collection
+
+    private func declaringCollection(of url: URL) -> CollectionConfig? {
+        guard let config = try? SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml") else { return nil }
+        let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
+        guard url.path.hasPrefix(rootPath) else { return nil }
+        let relative = String(url.path.dropFirst(rootPath.count))
+        return config.collections.first { collection in
+            collection.sources.contains { SourceGlob(pattern: $0).files(under: root).contains(relative) }
+        }
+    }
+
+    /// The kind a file's name (and, for `.json`, its first character) suggests.
+    static func kind(of url: URL) -> CollectionConfig.Kind {
+        switch url.pathExtension.lowercased() {
+        case "csv": return .csv
+        case "ndjson", "jsonl": return .ndjson
+        case "md", "markdown": return .markdown
+        case "json":
+            let first = (try? Data(contentsOf: url))?.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+            return first == UInt8(ascii: "{") ? .feed : .json
+        default: return .feed
+        }
+    }
+}
