@@ -20,7 +20,7 @@ public struct FeedParser {
     public func parse(_ data: Data) throws(SourceError) -> FeedDocument {
         let firstByte = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         if firstByte == UInt8(ascii: "{") { return try JSONFeedParser(file: file).parse(data) }
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: Self.declaringHTMLEntities(XMLEncoding.utf8(data)))
         let delegate = FeedParserDelegate(file: file, parser: parser)
         parser.delegate = delegate
         parser.shouldProcessNamespaces = true
@@ -42,6 +42,48 @@ public struct FeedParser {
 }
 
 extension FeedParser {
+    /// `data` with HTML named entities (`&nbsp;`, `&eacute;`) rewritten as numeric character references,
+    /// outside CDATA sections and comments, whose text is literal. XML declares only five names, yet feeds
+    /// written by HTML tools use the others all the time; libxml2 would reject the whole document.
+    static func declaringHTMLEntities(_ data: Data) -> Data {
+        let bytes = [UInt8](data)
+        guard bytes.contains(UInt8(ascii: "&")) else { return data }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        func starts(with marker: String, at position: Int) -> Bool {
+            let utf8 = Array(marker.utf8)
+            return position + utf8.count <= bytes.count && Array(bytes[position..<(position + utf8.count)]) == utf8
+        }
+        func copy(through marker: String) {
+            let end = Array(marker.utf8)
+            var position = index
+            while position < bytes.count, !starts(with: marker, at: position) { position += 1 }
+            let stop = min(bytes.count, position + end.count)
+            output.append(contentsOf: bytes[index..<stop])
+            index = stop
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<"), starts(with: "<![CDATA[", at: index) { copy(through: "]]>"); continue }
+            if byte == UInt8(ascii: "<"), starts(with: "<!--", at: index) { copy(through: "-->"); continue }
+            if byte == UInt8(ascii: "&") {
+                var end = index + 1
+                while end < bytes.count, end - index <= 10, (bytes[end] >= 0x61 && bytes[end] <= 0x7A) || (bytes[end] >= 0x41 && bytes[end] <= 0x5A) || (bytes[end] >= 0x30 && bytes[end] <= 0x39) { end += 1 }
+                if end < bytes.count, bytes[end] == UInt8(ascii: ";"), end > index + 1,
+                    let code = HTMLEntities.codePoints[String(decoding: bytes[(index + 1)..<end], as: UTF8.self)]
+                {
+                    output.append(contentsOf: Array("&#\(code);".utf8))
+                    index = end + 1
+                    continue
+                }
+            }
+            output.append(byte)
+            index += 1
+        }
+        return Data(output)
+    }
+
     /// A reader's explanation of the XML parser's error code (its own message is only the code).
     ///
     /// The codes are libxml2's `xmlParserErrors`, which FoundationXML passes through on Linux; its own
@@ -66,6 +108,7 @@ extension FeedParser {
         case 74: return "expected '</' to close an element"
         case 76: return "a closing tag does not match the element it closes"
         case 77: return "a tag is not finished"
+        case 80: return "'--' inside a comment"
         case 85: return "elements are not properly nested"
         case 86: return "text after the end of the document element"
         case 512: return "parsing was stopped"
@@ -78,6 +121,7 @@ private let atomNamespace10 = "http://www.w3.org/2005/Atom"
 private let atomNamespace03 = "http://purl.org/atom/ns#"
 private let contentNamespace = "http://purl.org/rss/1.0/modules/content/"
 private let dublinCoreNamespace = "http://purl.org/dc/elements/1.1/"
+private let itunesNamespace = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 
 /// Collects items from XMLParser's events; one per parse.
 private final class FeedParserDelegate: NSObject, XMLParserDelegate {
@@ -93,6 +137,19 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     private var stack: [(name: String, namespace: String)] = []
     private var text = ""
+    /// Inside a text construct (title, summary, content…), child elements are markup to keep, not fields:
+    /// the depth of that construct in `stack`, and whether its text is base64 (Atom 0.3 `mode="base64"`).
+    private var markupDepth: Int?
+    private var isBase64 = false
+    private var isXHTML = false
+    /// The construct's content as markup (text escaped, child elements serialized), used once it has children.
+    private var markup = ""
+    private var hasMarkup = false
+    private static let coreNamespaces: Set<String> = [
+        "", "http://purl.org/rss/1.0/", "http://my.netscape.com/rdf/simple/0.9/", "http://backend.userland.com/rss2",
+        "http://backend.userland.com/rss", atomNamespace10, atomNamespace03,
+    ]
+    private static let textConstructs: Set<String> = ["title", "summary", "content", "description", "encoded", "subtitle", "tagline", "info", "body"]
     private var item: [String: String]?
     private var itemCategories: [String] = []
     private var itemEnclosures: [Enclosure] = []
@@ -121,10 +178,29 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             default: parser.abortParsing()
             }
         }
+        if let markupDepth, stack.count >= markupDepth {
+            // Markup inside a text construct: kept, serialized, as the construct's HTML.
+            markup += "<" + name + attributes.keys.sorted().map { " \($0)=\"\(Self.escape(attributes[$0]!, quotes: true))\"" }.joined() + ">"
+            hasMarkup = true
+            stack.append((name, namespace))
+            return
+        }
         stack.append((name, namespace))
         text = ""
+        if item != nil || stack.count <= 3, Self.textConstructs.contains(name) {
+            markupDepth = stack.count
+            markup = ""
+            hasMarkup = false
+            let type = attributes["type"]?.lowercased() ?? ""
+            isXHTML = type == "xhtml" || (name == "body" && namespace == "http://www.w3.org/1999/xhtml")
+            // RFC 4287 §4.1.3.3: a MIME type that is neither text nor XML means base64; Atom 0.3 says mode="base64".
+            let textual = ["", "text", "html", "xhtml"].contains(type) || type.hasPrefix("text/") || type.hasSuffix("xml")
+            isBase64 = attributes["mode"] == "base64" || !textual
+            if name == "body", isXHTML { hasMarkup = true }
+        }
         if name == "item" || (isAtom && name == "entry") {
-            item = [:]
+            // RSS 1.0 names each item with rdf:about; it is the item's identity when it has no guid.
+            item = attributes["rdf:about"].map { ["about": $0] } ?? [:]
             itemCategories = []
             itemEnclosures = []
             itemLine = parser.lineNumber
@@ -147,7 +223,18 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        text += string
+        // In markup, characters stay escaped, or the markup would change meaning.
+        if markupDepth != nil { markup += Self.escape(string, quotes: false) }
+    }
+
+    private static func escape(_ text: String, quotes: Bool) -> String {
+        var escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        if quotes { escaped = escaped.replacingOccurrences(of: "\"", with: "&quot;") }
+        return escaped
+    }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         // Our own abort (not a feed) is reported by the caller; keep the parser's first real complaint.
@@ -155,11 +242,35 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         if firstError == nil, kind != nil || code != 512 { firstError = (code, parser.lineNumber, parser.columnNumber) }
     }
 
-    func parser(_ parser: XMLParser, foundCDATA data: Data) { text += String(decoding: data, as: UTF8.self) }
+    func parser(_ parser: XMLParser, foundCDATA data: Data) {
+        let string = String(decoding: data, as: UTF8.self)
+        text += string
+        if markupDepth != nil { markup += Self.escape(string, quotes: false) }
+    }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        if let markupDepth, stack.count > markupDepth {
+            markup += "</" + name + ">"
+            stack.removeLast()
+            return
+        }
         let namespace = namespaceURI ?? ""
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if markupDepth == stack.count {
+            markupDepth = nil
+            if hasMarkup {
+                value = markup.trimmingCharacters(in: .whitespacesAndNewlines)
+                // Atom's xhtml content is wrapped in one <div> that is a container, not content.
+                if isXHTML, value.hasPrefix("<div"), value.hasSuffix("</div>"), let open = value.firstIndex(of: ">"),
+                    value[value.index(after: open)...].dropLast(6).range(of: "<div") == nil
+                {
+                    value = String(value[value.index(after: open)...].dropLast(6)).trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+            } else if isBase64, let decoded = Data(base64Encoded: value, options: .ignoreUnknownCharacters).flatMap({ String(data: $0, encoding: .utf8) }) {
+                value = decoded
+            }
+            isBase64 = false
+        }
         defer {
             stack.removeLast()
             text = ""
@@ -176,21 +287,27 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             if name == "link", parent == "channel", feedLink == nil, !value.isEmpty { feedLink = value }
             return
         }
+        // RSS's own elements have no namespace (or an RSS one); a same-named element of an extension is not them.
+        let isCore = Self.coreNamespaces.contains(namespace)
         let key: String?
         switch (name, namespace) {
         case ("encoded", contentNamespace): key = "content"
-        case ("creator", dublinCoreNamespace): key = "author"
+        case ("creator", dublinCoreNamespace), ("author", dublinCoreNamespace): key = "author"
         case ("date", dublinCoreNamespace): key = "published"
+        case ("title", dublinCoreNamespace): key = "title"
+        case ("description", dublinCoreNamespace), ("summary", itunesNamespace): key = "summary"
+        case ("subject", dublinCoreNamespace): key = nil; if !value.isEmpty { itemCategories.append(value) }
         case ("content", _) where isAtom: key = "content"
+        case ("body", "http://www.w3.org/1999/xhtml"): key = "content"
         case ("summary", _) where isAtom: key = "summary"
         case ("id", _) where isAtom: key = "guid"
         case ("published", _), ("issued", _): key = "published"
         case ("updated", _), ("modified", _): key = "updated"
-        case ("pubDate", _): key = "published"
-        case ("description", _): key = "summary"
-        case ("category", _): key = nil; if !value.isEmpty { itemCategories.append(value) }
+        case ("pubDate", _) where isCore: key = "published"
+        case ("description", _) where isCore: key = "summary"
+        case ("category", _) where isCore: key = nil; if !value.isEmpty { itemCategories.append(value) }
         case ("name", _) where isAtom && stack.dropLast().last?.name == "author": key = "author"
-        case ("title", _), ("link", _), ("guid", _), ("author", _): key = name
+        case ("title", _) where isCore, ("link", _) where isCore, ("guid", _) where isCore, ("author", _) where isCore: key = name
         default: key = nil
         }
         if let key, !value.isEmpty, item?[key] == nil { item?[key] = value }
@@ -206,10 +323,10 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             return date
         }
         let link = fields["link"] ?? (fields["guidIsNotLink"] == nil ? fields["guid"] : nil)
-        // No guid and no link: the item is known by what it says, so an unchanged item keeps its identity.
-        let content = ["title", "published", "summary", "content"].map { fields[$0] ?? "" }
-        guard let identity = fields["guid"] ?? link ?? (content.allSatisfy(\.isEmpty) ? nil : Self.contentIdentity(content)) else {
-            warnings.append(SourceError(file: file, line: itemLine, reason: "an empty item (no guid, link, title, date or text) was skipped"))
+        // No guid and no link: the item is known by everything it says, so an unchanged item keeps its identity.
+        let said = fields.keys.sorted().map { $0 + "=" + fields[$0]! } + itemCategories + itemEnclosures.map(\.url)
+        guard let identity = fields["guid"] ?? link ?? fields["about"] ?? (said.isEmpty ? nil : Self.contentIdentity(said)) else {
+            warnings.append(SourceError(file: file, line: itemLine, reason: "an empty item (no guid, link or content of any kind) was skipped"))
             return
         }
         items.append(FeedItem(

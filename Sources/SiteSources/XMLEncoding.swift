@@ -1,0 +1,55 @@
+import Foundation
+
+/// Turns a feed's bytes into UTF-8 for the XML parser, for the encodings feeds declare most and
+/// libxml2 handles least well.
+///
+/// Windows-1252 is decoded here (libxml2 reads its 0x80–0x9F as C1 controls, so "don’t" becomes
+/// "don\u{92}t"), and so is ISO-8859-1, which real feeds declare while writing Windows-1252 (browsers
+/// decode it that way for the same reason). UTF-16 with a byte order mark is decoded too. The XML
+/// declaration is rewritten to say UTF-8; any other encoding is left to libxml2.
+enum XMLEncoding {
+    static func utf8(_ data: Data) -> Data {
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
+            guard let text = String(data: data, encoding: .utf16) else { return data }
+            return Data(redeclared(text).utf8)
+        }
+        guard let declared = declaredEncoding(data) else { return data }
+        switch declared {
+        case "windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii":
+            var scalars = String.UnicodeScalarView()
+            for byte in data {
+                scalars.append(Unicode.Scalar(byte >= 0x80 && byte <= 0x9F ? windows1252[Int(byte - 0x80)] : UInt32(byte)) ?? "\u{FFFD}")
+            }
+            return Data(redeclared(String(scalars)).utf8)
+        default:
+            return data
+        }
+    }
+
+    /// The lower-cased `encoding` of the XML declaration, if the document starts with one.
+    private static func declaredEncoding(_ data: Data) -> String? {
+        let head = String(decoding: data.prefix(200), as: UTF8.self)
+        guard head.hasPrefix("<?xml"), let end = head.range(of: "?>") else { return nil }
+        let declaration = head[..<end.lowerBound]
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return rest.dropFirst().prefix { $0 != quote }.lowercased()
+    }
+
+    /// `text` with its XML declaration's encoding (if any) replaced by UTF-8.
+    private static func redeclared(_ text: String) -> String {
+        var text = text
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return text }
+        let declaration = String(text[..<end.lowerBound])
+        let fixed = declaration.replacingOccurrences(of: #"encoding\s*=\s*["'][^"']*["']"#, with: "encoding=\"UTF-8\"", options: .regularExpression)
+        return fixed + text[end.lowerBound...]
+    }
+
+    /// Windows-1252's characters for 0x80–0x9F (where it differs from ISO-8859-1); undefined ones map to U+FFFD.
+    private static let windows1252: [UInt32] = [
+        0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
+        0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
+    ]
+}
