@@ -47,6 +47,9 @@ let package = Package(
         .executableTarget(name: "ControllerBenchmark", dependencies: ["ResultsController", "SiteStore"],
                           path: "Benchmarks/ControllerBenchmark"),
 
+        // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
+        .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
+
         .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources"], resources: [.copy("Fixtures")]),

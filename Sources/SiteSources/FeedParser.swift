@@ -20,8 +20,18 @@ public struct FeedParser {
     public func parse(_ data: Data) throws(SourceError) -> FeedDocument {
         let firstByte = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         if firstByte == UInt8(ascii: "{") { return try JSONFeedParser(file: file).parse(data) }
-        let parser = XMLParser(data: Self.declaringHTMLEntities(XMLEncoding.utf8(data)))
+        var utf8 = XMLEncoding.utf8(data)
+        var encodingWarning: SourceError?
+        // Bytes that are not the UTF-8 they claim to be: read as Windows-1252, as browsers and feed readers
+        // do, with a warning (FoundationXML would crash on some of them).
+        if let position = XMLEncoding.invalidUTF8Position(utf8) {
+            utf8 = XMLEncoding.fromWindows1252(utf8)
+            encodingWarning = SourceError(file: file, line: position.line, column: position.column,
+                                          reason: "not valid UTF-8; read as Windows-1252 (declare the encoding in the XML declaration to say otherwise)")
+        }
+        let parser = XMLParser(data: Self.declaringHTMLEntities(utf8))
         let delegate = FeedParserDelegate(file: file, parser: parser)
+        if let encodingWarning { delegate.warnings.append(encodingWarning) }
         parser.delegate = delegate
         parser.shouldProcessNamespaces = true
         let finished = parser.parse()
@@ -108,10 +118,12 @@ extension FeedParser {
         case 74: return "expected '</' to close an element"
         case 76: return "a closing tag does not match the element it closes"
         case 77: return "a tag is not finished"
+        case 79: return "an encoding name the parser does not recognise"
         case 80: return "'--' inside a comment"
         case 85: return "elements are not properly nested"
         case 86: return "text after the end of the document element"
         case 512: return "parsing was stopped"
+        case 6000...6004: return "bytes the declared encoding cannot convert"
         default: return "XML error \(code)"
         }
     }

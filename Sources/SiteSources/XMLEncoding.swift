@@ -16,14 +16,54 @@ enum XMLEncoding {
         guard let declared = declaredEncoding(data) else { return data }
         switch declared {
         case "windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii":
-            var scalars = String.UnicodeScalarView()
-            for byte in data {
-                scalars.append(Unicode.Scalar(byte >= 0x80 && byte <= 0x9F ? windows1252[Int(byte - 0x80)] : UInt32(byte)) ?? "\u{FFFD}")
-            }
-            return Data(redeclared(String(scalars)).utf8)
+            return fromWindows1252(data)
         default:
             return data
         }
+    }
+
+    /// `data` read as Windows-1252, as UTF-8, with its declaration saying so.
+    static func fromWindows1252(_ data: Data) -> Data {
+        var scalars = String.UnicodeScalarView()
+        for byte in data {
+            scalars.append(Unicode.Scalar(byte >= 0x80 && byte <= 0x9F ? windows1252[Int(byte - 0x80)] : UInt32(byte)) ?? "\u{FFFD}")
+        }
+        return Data(redeclared(String(scalars)).utf8)
+    }
+
+    /// Where `data`, meant as UTF-8 (declared so, or declaring nothing), first breaks UTF-8: its 1-based
+    /// line and column; `nil` when it is valid or declares another encoding, which libxml2 converts.
+    ///
+    /// FoundationXML traps (crashing the process) when libxml2 hands it invalid UTF-8 inside a comment,
+    /// so such a document is refused before it reaches the parser.
+    static func invalidUTF8Position(_ data: Data) -> (line: Int, column: Int)? {
+        if let declared = declaredEncoding(data), !["utf-8", "utf8"].contains(declared) { return nil }
+        let bytes = [UInt8](data)
+        var index = 0, line = 1, column = 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            let length: Int
+            switch byte {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return (line, column)
+            }
+            guard index + length <= bytes.count else { return (line, column) }
+            for offset in 1..<max(1, length) where bytes[index + offset] & 0xC0 != 0x80 { return (line, column) }
+            if length == 3 {
+                let second = bytes[index + 1]
+                // Overlong forms (E0 80–9F) and UTF-16 surrogates (ED A0–BF) are not UTF-8.
+                if (byte == 0xE0 && second < 0xA0) || (byte == 0xED && second > 0x9F) { return (line, column) }
+            } else if length == 4 {
+                let second = bytes[index + 1]
+                if (byte == 0xF0 && second < 0x90) || (byte == 0xF4 && second > 0x8F) { return (line, column) }
+            }
+            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
+            index += length
+        }
+        return nil
     }
 
     /// The lower-cased `encoding` of the XML declaration, if the document starts with one.
