@@ -322,7 +322,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         case ("title", _) where isCore, ("link", _) where isCore, ("guid", _) where isCore, ("author", _) where isCore: key = name
         default: key = nil
         }
-        if let key, !value.isEmpty, item?[key] == nil { item?[key] = value }
+        if let key, !value.isEmpty, item?[key] == nil { item?[key] = XMLEncoding.repairingC1Controls(value) }
     }
 
     private func finishItem(_ fields: [String: String]) {

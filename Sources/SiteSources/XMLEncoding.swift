@@ -87,6 +87,23 @@ enum XMLEncoding {
         return fixed + text[end.lowerBound...]
     }
 
+    /// `text` with C1 control characters (U+0080–U+009F) replaced by the Windows-1252 characters they
+    /// almost always are: text decoded as ISO-8859-1 somewhere upstream ("don\u{92}t" for "don’t").
+    static func repairingC1Controls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value >= 0x80 && $0.value <= 0x9F }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x80, scalar.value <= 0x9F, let repaired = Unicode.Scalar(windows1252[Int(scalar.value - 0x80)]),
+                repaired.value != 0xFFFD
+            {
+                scalars.append(repaired)
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
     /// Windows-1252's characters for 0x80–0x9F (where it differs from ISO-8859-1); undefined ones map to U+FFFD.
     private static let windows1252: [UInt32] = [
         0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
