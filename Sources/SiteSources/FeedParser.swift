@@ -24,12 +24,15 @@ public struct FeedParser {
         var encodingWarning: SourceError?
         // Bytes that are not the UTF-8 they claim to be: read as Windows-1252, as browsers and feed readers
         // do, with a warning (FoundationXML would crash on some of them).
-        if let position = XMLEncoding.invalidUTF8Position(utf8) {
+        if let declared = XMLEncoding.unsupportedEncoding(utf8) {
+            utf8 = XMLEncoding.fromWindows1252(utf8)
+            encodingWarning = SourceError(file: file, line: 1, reason: "the encoding '\(declared)' is not supported; read as Windows-1252")
+        } else if let position = XMLEncoding.invalidUTF8Position(utf8) {
             utf8 = XMLEncoding.fromWindows1252(utf8)
             encodingWarning = SourceError(file: file, line: position.line, column: position.column,
                                           reason: "not valid UTF-8; read as Windows-1252 (declare the encoding in the XML declaration to say otherwise)")
         }
-        let parser = XMLParser(data: Self.declaringHTMLEntities(utf8))
+        let parser = XMLParser(data: Self.declaringHTMLEntities(XMLEncoding.blankingCommentsAndInstructions(utf8)))
         let delegate = FeedParserDelegate(file: file, parser: parser)
         if let encodingWarning { delegate.warnings.append(encodingWarning) }
         parser.delegate = delegate

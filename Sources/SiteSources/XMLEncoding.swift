@@ -22,6 +22,56 @@ enum XMLEncoding {
         }
     }
 
+    /// Encodings libxml2 converts itself (through iconv); a document declaring any other is read as Windows-1252.
+    static let convertedByParser: Set<String> = [
+        "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-2", "iso-8859-3", "iso-8859-4", "iso-8859-5",
+        "iso-8859-6", "iso-8859-7", "iso-8859-8", "iso-8859-9", "iso-8859-10", "iso-8859-13", "iso-8859-14", "iso-8859-15",
+        "iso-8859-16", "windows-1250", "windows-1251", "windows-1253", "windows-1254", "windows-1255", "windows-1256",
+        "windows-1257", "windows-1258", "big5", "euc-kr", "euc-jp", "shift_jis", "gb2312", "gbk", "gb18030", "koi8-r",
+        "koi8-u", "iso-2022-jp", "tis-620", "cp1250", "cp1251", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258",
+        "shift-jis", "sjis", "euc_kr", "ks_c_5601-1987", "iso-10646-ucs-2", "ucs-2",
+    ]
+
+    /// The declared encoding when it is one neither sitegen nor the parser converts.
+    static func unsupportedEncoding(_ data: Data) -> String? {
+        guard let declared = declaredEncoding(data), !convertedByParser.contains(declared) else { return nil }
+        return declared
+    }
+
+    /// `data` with the inside of every comment and processing instruction (but the XML declaration) blanked
+    /// out, newlines kept so that lines and columns stay true. Nothing in them matters to a feed, and
+    /// FoundationXML traps on some bytes there instead of reporting an error.
+    static func blankingCommentsAndInstructions(_ data: Data) -> Data {
+        var bytes = [UInt8](data)
+        var index = 0
+        var inCDATA = false
+        func matches(_ marker: [UInt8], at position: Int) -> Bool {
+            position + marker.count <= bytes.count && Array(bytes[position..<(position + marker.count)]) == marker
+        }
+        let commentOpen = Array("<!--".utf8), commentClose = Array("-->".utf8)
+        let instructionOpen = Array("<?".utf8), instructionClose = Array("?>".utf8)
+        let cdataOpen = Array("<![CDATA[".utf8), cdataClose = Array("]]>".utf8)
+        while index < bytes.count {
+            if inCDATA {
+                if matches(cdataClose, at: index) { inCDATA = false; index += 3 } else { index += 1 }
+                continue
+            }
+            if matches(cdataOpen, at: index) { inCDATA = true; index += cdataOpen.count; continue }
+            let isComment = matches(commentOpen, at: index)
+            let isInstruction = !isComment && matches(instructionOpen, at: index) && !(index == 0 && matches(Array("<?xml".utf8), at: 0))
+            guard isComment || isInstruction else { index += 1; continue }
+            let close = isComment ? commentClose : instructionClose
+            var end = index + (isComment ? 4 : 2)
+            while end < bytes.count, !matches(close, at: end) { end += 1 }
+            // A comment keeps its delimiters around blanks; an instruction becomes blanks altogether.
+            let from = isComment ? index + 4 : index
+            let to = isComment ? end : min(bytes.count, end + 2)
+            for position in from..<min(to, bytes.count) where bytes[position] != 0x0A { bytes[position] = 0x20 }
+            index = min(bytes.count, end + close.count)
+        }
+        return Data(bytes)
+    }
+
     /// `data` read as Windows-1252, as UTF-8, with its declaration saying so.
     static func fromWindows1252(_ data: Data) -> Data {
         var scalars = String.UnicodeScalarView()
