@@ -151,6 +151,8 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
     var firstError: (code: Int, line: Int, column: Int)?
 
     private var stack: [(name: String, namespace: String)] = []
+    /// The base URI in force at each open element (XML Base: `xml:base` resolved against its parent's).
+    private var bases: [URL?] = []
     private var text = ""
     /// Inside a text construct (title, summary, content…), child elements are markup to keep, not fields:
     /// the depth of that construct in `stack`, and whether its text is base64 (Atom 0.3 `mode="base64"`).
@@ -201,6 +203,8 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             return
         }
         stack.append((name, namespace))
+        let parentBase = bases.last ?? nil
+        bases.append(attributes["xml:base"].flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL } ?? parentBase)
         text = ""
         if item != nil || stack.count <= 3, Self.textConstructs.contains(name) {
             markupDepth = stack.count
@@ -224,7 +228,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
                 itemEnclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int64($0) }))
             } else if isAtom && name == "link" {
                 let rel = attributes["rel"] ?? "alternate"
-                if rel == "alternate", item?["link"] == nil { item?["link"] = attributes["href"] }
+                if rel == "alternate", item?["link"] == nil { item?["link"] = attributes["href"].map(resolved) }
                 if rel == "enclosure", let href = attributes["href"] {
                     itemEnclosures.append(Enclosure(url: href, type: attributes["type"], length: attributes["length"].flatMap { Int64($0) }))
                 }
@@ -234,7 +238,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
                 item?["guidIsNotLink"] = "true"
             }
         } else if isAtom && name == "link" && stack.count == 2 {
-            if (attributes["rel"] ?? "alternate") == "alternate" { feedLink = attributes["href"] }
+            if (attributes["rel"] ?? "alternate") == "alternate" { feedLink = attributes["href"].map(resolved) }
         }
     }
 
@@ -288,6 +292,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         }
         defer {
             stack.removeLast()
+            bases.removeLast()
             text = ""
         }
         if name == "item" || (isAtom && name == "entry"), let fields = item {
@@ -299,7 +304,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             // Channel-level title and link: children of <channel> (RSS) or of the root (Atom).
             let parent = stack.count >= 2 ? stack[stack.count - 2].name : ""
             if name == "title", parent == "channel" || (isAtom && stack.count == 2), feedTitle == nil { feedTitle = value }
-            if name == "link", parent == "channel", feedLink == nil, !value.isEmpty { feedLink = value }
+            if name == "link", parent == "channel", feedLink == nil, !value.isEmpty { feedLink = resolved(value) }
             return
         }
         // RSS's own elements have no namespace (or an RSS one); a same-named element of an extension is not them.
@@ -325,7 +330,15 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         case ("title", _) where isCore, ("link", _) where isCore, ("guid", _) where isCore, ("author", _) where isCore: key = name
         default: key = nil
         }
-        if let key, !value.isEmpty, item?[key] == nil { item?[key] = XMLEncoding.repairingC1Controls(value) }
+        if let key, !value.isEmpty, item?[key] == nil {
+            item?[key] = key == "link" ? resolved(value) : XMLEncoding.repairingC1Controls(value)
+        }
+    }
+
+    /// `reference` resolved against the base in force (the innermost `xml:base`); unchanged without one.
+    private func resolved(_ reference: String) -> String {
+        guard let base = bases.last ?? nil, let url = URL(string: reference, relativeTo: base) else { return reference }
+        return url.absoluteString
     }
 
     private func finishItem(_ fields: [String: String]) {
@@ -337,7 +350,11 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             }
             return date
         }
-        let link = fields["link"] ?? (fields["guidIsNotLink"] == nil ? fields["guid"] : nil)
+        var link = fields["link"] ?? (fields["guidIsNotLink"] == nil ? fields["guid"] : nil)
+        // A relative link with no xml:base to resolve it is relative to the feed's own site.
+        if let relative = link, URL(string: relative)?.scheme == nil, let site = feedLink.flatMap({ URL(string: $0) }), site.scheme != nil {
+            link = URL(string: relative, relativeTo: site)?.absoluteString ?? relative
+        }
         // No guid and no link: the item is known by everything it says, so an unchanged item keeps its identity.
         let said = fields.keys.sorted().map { $0 + "=" + fields[$0]! } + itemCategories + itemEnclosures.map(\.url)
         guard let identity = fields["guid"] ?? link ?? fields["about"] ?? (said.isEmpty ? nil : Self.contentIdentity(said)) else {

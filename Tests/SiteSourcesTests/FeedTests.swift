@@ -56,4 +56,19 @@ final class FeedTests: XCTestCase {
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
         }
     }
+
+    func testItemLinksResolveAgainstXMLBaseAndElseTheFeedsLink() throws {
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://example.org/blog/">
+            <link href="/"/>
+            <entry xml:base="2024/"><id>e1</id><link href="post.html"/></entry>
+            <entry><id>e2</id><link href="../about"/></entry>
+            </feed>
+            """
+        let feed = try FeedParser(file: "base.xml").parse(Data(atom.utf8))
+        XCTAssertEqual(feed.link, "http://example.org/")
+        XCTAssertEqual(feed.items.map(\.link), ["http://example.org/blog/2024/post.html", "http://example.org/about"])
+        let rss = "<rss version=\"2.0\"><channel><link>https://news.example.org/</link><item><guid>a</guid><link>/2024/a.html</link></item></channel></rss>"
+        XCTAssertEqual(try FeedParser(file: "rel.xml").parse(Data(rss.utf8)).items.first?.link, "https://news.example.org/2024/a.html")
+    }
 }
