@@ -25,7 +25,7 @@ struct CollectionLoader {
             for collection in config.collections {
                 let schema = Self.schema(for: collection, listings: config.listings)
                 try store.prepareTable(schema)
-                var changes = Changeset.TableChanges()
+                var changes = Changeset()
                 var present = Set<String>()
                 for pattern in collection.sources {
                     for file in SourceGlob(pattern: pattern).files(under: root) where present.insert(file).inserted {
@@ -53,10 +53,7 @@ struct CollectionLoader {
                             let result = try source(for: collection, file: file).read()
                             outcome.warnings += result.warnings
                             let rows = result.records.map { Self.storedRow($0, schema: schema) }
-                            let tableChanges = try store.replaceRows(of: file, in: schema, with: rows)
-                            changes.inserted.formUnion(tableChanges.inserted)
-                            changes.updated.formUnion(tableChanges.updated)
-                            changes.deleted.formUnion(tableChanges.deleted)
+                            changes.merge(try store.replaceRows(of: file, in: schema, with: rows))
                             try store.recordSourceStatus(file, collection: collection.name, failure: nil, fingerprint: fingerprint)
                         } catch let error as SourceError {
                             outcome.problems.append(error)
@@ -74,9 +71,8 @@ struct CollectionLoader {
                     outcome.warnings.append(SourceError(file: "sitegen.yml",
                         reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
                 }
-                let removed = try store.deleteRows(ofSourcesOtherThan: present, in: schema)
-                changes.deleted.formUnion(removed.deleted)
-                outcome.changeset.merge(Changeset(tables: [collection.name: changes]))
+                changes.merge(try store.deleteRows(ofSourcesOtherThan: present, in: schema))
+                outcome.changeset.merge(changes)
             }
             return outcome
         }
@@ -108,6 +104,7 @@ struct CollectionLoader {
             switch field.type {
             case .integer, .bool: return (field.name, .integer)
             case .real: return (field.name, .real)
+            case .list: return (field.name, .list)
             case .text, .date, .datetime: return (field.name, .text)
             }
         }
@@ -121,6 +118,7 @@ struct CollectionLoader {
 
     static func storedRow(_ record: Record, schema: CollectionSchema) -> StoredRow {
         var hash = ContentHash()
+        var lists: [String: [String]] = [:]
         let values = schema.columns.map { column -> DatabaseValue in
             let value = record.fields[column.name] ?? .null
             hash.combine(column.name)
@@ -130,8 +128,13 @@ struct CollectionLoader {
             case .integer(let number): hash.combine("i\(number)"); return .integer(number)
             case .real(let number): hash.combine("r\(number)"); return .real(number)
             case .bool(let flag): hash.combine(flag ? "b1" : "b0"); return .integer(flag ? 1 : 0)
+            case .list(let items):
+                hash.combine("l\(items.count)")
+                items.forEach { hash.combine($0) }
+                lists[column.name] = items
+                return .text(JSONValue.array(items.map(JSONValue.string)).serialized(pretty: false))
             }
         }
-        return StoredRow(key: record.key, line: record.line, contentHash: hash.signed, values: values)
+        return StoredRow(key: record.key, line: record.line, contentHash: hash.signed, values: values, lists: lists)
     }
 }

@@ -25,7 +25,14 @@ struct RecordPresenter {
     func context(_ row: Row) -> [String: Any] {
         var context: [String: Any] = [:]
         for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") {
-            if let text = value.stringValue { context[column] = text }
+            guard let text = value.stringValue else { continue }
+            if collection.fields.contains(where: { $0.name == column && $0.type == .list }) {
+                // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).
+                let items = SourceInspector.decodedList(.string(text)).array?.compactMap(\.string) ?? []
+                if !items.isEmpty { context[column] = items }
+            } else {
+                context[column] = text
+            }
         }
         context["key"] = row["_key"]?.stringValue ?? ""
         context["title"] = title(row)

@@ -51,7 +51,8 @@ public struct SiteBuilder {
         summary.warnings += loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
-        for changes in loaded.changeset.tables.values {
+        // Records only: the rows of list join tables are not records.
+        for (table, changes) in loaded.changeset.tables where config.collection(named: table) != nil {
             summary.rowsInserted += changes.inserted.count
             summary.rowsUpdated += changes.updated.count
             summary.rowsDeleted += changes.deleted.count

@@ -143,7 +143,7 @@ public struct CollectionConfig: Sendable {
     /// The fields every feed item has.
     static let feedFields: [(String, FieldType)] = [
         ("title", .text), ("link", .text), ("published", .datetime), ("updated", .datetime), ("author", .text),
-        ("summary", .text), ("content", .text), ("categories", .text), ("slug", .text),
+        ("summary", .text), ("content", .text), ("categories", .list), ("slug", .text),
     ]
 
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {

@@ -75,7 +75,10 @@ public struct SourceInspector {
             var members: [(key: String, value: JSONValue)] = [("key", .text(row["_key"]?.stringValue)),
                                                              ("source", .text(row["_source"]?.stringValue)),
                                                              ("line", row["_line"].map(json) ?? .null)]
-            for field in declared.fields { members.append((field.name, row[field.name].map(json) ?? .null)) }
+            for field in declared.fields {
+                let value = row[field.name].map(json) ?? .null
+                members.append((field.name, field.type == .list ? Self.decodedList(value) : value))
+            }
             return .object(members)
         })
     }
@@ -154,6 +157,13 @@ public struct SourceInspector {
                          ("warnings", .array([])), ("errors", .array([]))]), true)
     }
 
+    /// A list column's JSON array text as the array it holds.
+    static func decodedList(_ value: JSONValue) -> JSONValue {
+        guard let text = value.string else { return .array([]) }
+        var parser = JSONParser(bytes: Array(text.utf8))
+        return (try? parser.parseDocument()) ?? .array([])
+    }
+
     private func problem(_ error: SourceError) -> JSONValue {
         .object([("line", error.line.map { .integer($0) } ?? .null), ("column", error.column.map { .integer($0) } ?? .null),
                  ("message", .string(error.reason))])
@@ -166,6 +176,7 @@ public struct SourceInspector {
         case .integer(let number): return .number(Double(number), integer: number)
         case .real(let number): return .number(number, integer: nil)
         case .bool(let flag): return .bool(flag)
+        case .list(let items): return .array(items.map(JSONValue.string))
         }
     }
 

@@ -41,7 +41,7 @@ public struct FeedSource: Source {
                 "author": text(item.author),
                 "summary": text(item.summary),
                 "content": text(item.content),
-                "categories": item.categories.isEmpty ? .null : .text(item.categories.joined(separator: ", ")),
+                "categories": .list(item.categories),
                 "slug": .text(Self.slugSource(item)),
             ]))
         }

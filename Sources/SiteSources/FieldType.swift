@@ -3,6 +3,8 @@ import Foundation
 /// The declared type of a collection field; text from a source is converted to it or rejected.
 public enum FieldType: String, Sendable, Hashable, CaseIterable {
     case text, integer, real, date, datetime, bool
+    /// Several texts; in CSV separated by `;`.
+    case list
 
     /// Converts `raw` text to this type; an empty string is null. Throws a reason when it does not fit.
     public func value(from raw: String) throws(FieldTypeMismatch) -> FieldValue {
@@ -11,6 +13,8 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .text:
             return .text(raw)
+        case .list:
+            return .list(raw.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         case .integer:
             guard let number = Int64(trimmed.replacingOccurrences(of: ",", with: "")) else {
                 throw FieldTypeMismatch(expected: "an integer", found: raw)

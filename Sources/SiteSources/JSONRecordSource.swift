@@ -103,6 +103,15 @@ public struct JSONRecordSource: Source {
         for (name, type) in fields {
             guard let member = value[name] else { values[name] = .null; continue }
             switch member {
+            case .array(let items) where type == .list:
+                var texts: [String] = []
+                for item in items {
+                    guard let text = item.scalarText else {
+                        throw SourceError(file: displayName, line: line, reason: "field '\(name)': a list may hold only texts and numbers")
+                    }
+                    texts.append(text)
+                }
+                values[name] = .list(texts)
             case .array, .object:
                 throw SourceError(file: displayName, line: line, reason: "field '\(name)': expected a single value, found \(describe(member))")
             case .bool(let flag) where type == .bool:

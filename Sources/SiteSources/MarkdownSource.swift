@@ -35,7 +35,7 @@ public struct MarkdownSource: Source {
                     throw SourceError(file: displayName, line: 2,
                                       reason: "front matter '\(name)': expected \(error.expected), found '\(error.found)'")
                 }
-            case (_, .list(let items)?): values[name] = .text(items.joined(separator: ", "))
+            case (_, .list(let items)?): values[name] = type == .list ? .list(items) : .text(items.joined(separator: ", "))
             case (_, .null?), (_, nil): values[name] = .null
             }
         }

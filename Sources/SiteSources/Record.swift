@@ -22,8 +22,10 @@ public enum FieldValue: Sendable, Hashable {
     case integer(Int64)
     case real(Double)
     case bool(Bool)
+    /// Several texts (tags), in order.
+    case list([String])
 
-    /// The value as text, `nil` when null.
+    /// The value as text, `nil` when null; a list's items joined by ", ".
     public var text: String? {
         switch self {
         case .null: return nil
@@ -31,6 +33,7 @@ public enum FieldValue: Sendable, Hashable {
         case .integer(let value): return String(value)
         case .real(let value): return String(value)
         case .bool(let value): return value ? "true" : "false"
+        case .list(let items): return items.isEmpty ? nil : items.joined(separator: ", ")
         }
     }
 }

@@ -3,7 +3,19 @@ public struct CollectionSchema: Sendable, Hashable {
     /// SQLite column affinities sitegen uses.
     public enum ColumnType: String, Sendable, Hashable {
         case text = "TEXT", integer = "INTEGER", real = "REAL"
+        /// Several texts: a JSON array in the record's own column, and a row per item in the join table
+        /// `<table>__<column>` (record id, position, value), which taxonomy listings query.
+        case list = "LIST"
+
+        /// The column's SQL type.
+        var sqlType: String { self == .list ? "TEXT" : rawValue }
     }
+
+    /// The join table holding the items of list column `column`.
+    public static func listTable(_ table: String, _ column: String) -> String { table + "__" + column }
+
+    /// The list columns, whose items also live in join tables.
+    public var listColumns: [String] { columns.filter { $0.type == .list }.map(\.name) }
 
     /// The table name (the collection's name).
     public var table: String
@@ -47,7 +59,7 @@ public struct CollectionSchema: Sendable, Hashable {
 
     var createStatements: [String] {
         let table = quoteIdentifier(self.table)
-        let fields = columns.map { ", \(quoteIdentifier($0.name)) \($0.type.rawValue)" }.joined()
+        let fields = columns.map { ", \(quoteIdentifier($0.name)) \($0.type.sqlType)" }.joined()
         var statements = [
             "CREATE TABLE \(table) (_id INTEGER PRIMARY KEY, _key TEXT NOT NULL UNIQUE, _source TEXT NOT NULL, "
                 + "_line INTEGER NOT NULL, _hash INTEGER NOT NULL\(fields))",
@@ -56,6 +68,15 @@ public struct CollectionSchema: Sendable, Hashable {
         for column in indexedColumns {
             statements.append(
                 "CREATE INDEX \(quoteIdentifier(self.table + "_" + column)) ON \(table) (\(quoteIdentifier(column)), _id)")
+        }
+        for column in listColumns {
+            let join = Self.listTable(self.table, column)
+            statements += [
+                "CREATE TABLE \(quoteIdentifier(join)) (_id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL "
+                    + "REFERENCES \(table) (_id) ON DELETE CASCADE, position INTEGER NOT NULL, value TEXT NOT NULL)",
+                "CREATE INDEX \(quoteIdentifier(join + "_value")) ON \(quoteIdentifier(join)) (value, record_id)",
+                "CREATE INDEX \(quoteIdentifier(join + "_record")) ON \(quoteIdentifier(join)) (record_id)",
+            ]
         }
         return statements
     }

@@ -35,6 +35,11 @@ public final class SiteStore {
         let stored = try database.fetchValue(
             "SELECT signature FROM sitegen_collections WHERE name = ?", [.text(schema.table)])?.stringValue
         if stored == schema.signature, try database.tableExists(schema.table) { return false }
+        // Join tables of list columns first: they refer to the collection's table.
+        for row in try database.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ? ESCAPE '\\'",
+                                         [.text(schema.table.replacingOccurrences(of: "_", with: "\\_") + "\\_\\_%")]) {
+            if let name = row["name"]?.stringValue { try database.execute("DROP TABLE IF EXISTS \(quoteIdentifier(name))") }
+        }
         try database.execute("DROP TABLE IF EXISTS \(quoteIdentifier(schema.table))")
         // Every source of the collection must be read again into the new table.
         try database.execute("DELETE FROM sitegen_sources WHERE collection = ?", [.text(schema.table)])
@@ -46,9 +51,16 @@ public final class SiteStore {
     }
 
     /// Makes the rows from `source` exactly `rows`: inserts new keys, updates rows whose hash changed,
-    /// deletes keys the source no longer has. All or nothing: on error the source's rows are as before.
-    public func replaceRows(of source: String, in schema: CollectionSchema, with rows: [StoredRow]) throws
-        -> Changeset.TableChanges
+    /// deletes keys the source no longer has, and keeps list join tables in step. All or nothing: on error
+    /// the source's rows are as before. Returns the changes to the collection's table and its join tables.
+    public func replaceRows(of source: String, in schema: CollectionSchema, with rows: [StoredRow]) throws -> Changeset {
+        var joinChanges: [String: Changeset.TableChanges] = [:]
+        let main = try replaceRecordRows(of: source, in: schema, with: rows, joinChanges: &joinChanges)
+        return Changeset(tables: joinChanges.merging([schema.table: main]) { $1 })
+    }
+
+    private func replaceRecordRows(of source: String, in schema: CollectionSchema, with rows: [StoredRow],
+                                   joinChanges: inout [String: Changeset.TableChanges]) throws -> Changeset.TableChanges
     {
         try savepoint {
             let table = quoteIdentifier(schema.table)
@@ -72,16 +84,20 @@ public final class SiteStore {
                     guard old.hash != row.contentHash else { continue }
                     try update.execute([.integer(Int64(row.line)), .integer(row.contentHash)] + row.values + [.integer(old.id)])
                     changes.updated.insert(old.id)
+                    try replaceListItems(of: old.id, with: row.lists, in: schema, changes: &joinChanges)
                 } else {
                     if let other = try database.fetchValue("SELECT _source FROM \(table) WHERE _key = ?", [.text(row.key)]) {
                         throw StoreError.duplicateKey(collection: schema.table, key: row.key, otherSource: other.stringValue ?? "?")
                     }
                     try insert.execute([.text(row.key), .text(source), .integer(Int64(row.line)), .integer(row.contentHash)] + row.values)
-                    changes.inserted.insert(database.lastInsertedRowID)
+                    let id = database.lastInsertedRowID
+                    changes.inserted.insert(id)
+                    try replaceListItems(of: id, with: row.lists, in: schema, changes: &joinChanges)
                 }
             }
             let delete = try database.cachedStatement("DELETE FROM \(table) WHERE _id = ?")
             for (_, old) in existing {
+                try replaceListItems(of: old.id, with: [:], in: schema, changes: &joinChanges)
                 try delete.execute([.integer(old.id)])
                 changes.deleted.insert(old.id)
             }
@@ -89,24 +105,48 @@ public final class SiteStore {
         }
     }
 
-    /// Deletes the rows of every source of the collection not in `sources` (files that were removed).
-    public func deleteRows(ofSourcesOtherThan sources: Set<String>, in schema: CollectionSchema) throws
-        -> Changeset.TableChanges
+    /// Replaces record `id`'s items in each list join table (an absent list empties it).
+    private func replaceListItems(of id: Int64, with lists: [String: [String]], in schema: CollectionSchema,
+                                  changes: inout [String: Changeset.TableChanges]) throws
     {
+        for column in schema.listColumns {
+            let join = CollectionSchema.listTable(schema.table, column)
+            let quoted = quoteIdentifier(join)
+            try database.cachedStatement("SELECT _id FROM \(quoted) WHERE record_id = ?").forEachRow([.integer(id)]) {
+                changes[join, default: .init()].deleted.insert($0.int64(at: 0))
+            }
+            try database.execute("DELETE FROM \(quoted) WHERE record_id = ?", [.integer(id)])
+            let insert = try database.cachedStatement("INSERT INTO \(quoted) (record_id, position, value) VALUES (?, ?, ?)")
+            for (position, value) in (lists[column] ?? []).enumerated() {
+                try insert.execute([.integer(id), .integer(Int64(position)), .text(value)])
+                changes[join, default: .init()].inserted.insert(database.lastInsertedRowID)
+            }
+        }
+    }
+
+    /// Deletes the rows of every source of the collection not in `sources` (files that were removed),
+    /// with their list items.
+    public func deleteRows(ofSourcesOtherThan sources: Set<String>, in schema: CollectionSchema) throws -> Changeset {
         let table = quoteIdentifier(schema.table)
         var changes = Changeset.TableChanges()
+        var joinChanges: [String: Changeset.TableChanges] = [:]
         var stale: [String] = []
         try database.cachedStatement("SELECT DISTINCT _source FROM \(table)").forEachRow { row in
             if let source = row.string(at: 0), !sources.contains(source) { stale.append(source) }
         }
         for source in stale {
+            var ids: [Int64] = []
             try database.cachedStatement("SELECT _id FROM \(table) WHERE _source = ?").forEachRow([.text(source)]) {
-                changes.deleted.insert($0.int64(at: 0))
+                ids.append($0.int64(at: 0))
+            }
+            for id in ids {
+                try replaceListItems(of: id, with: [:], in: schema, changes: &joinChanges)
+                changes.deleted.insert(id)
             }
             try database.execute("DELETE FROM \(table) WHERE _source = ?", [.text(source)])
             try database.execute("DELETE FROM sitegen_sources WHERE path = ?", [.text(source)])
         }
-        return changes
+        return Changeset(tables: joinChanges.merging([schema.table: changes]) { $1 })
     }
 
     /// What the store knows of a source file from its last load.

@@ -110,4 +110,27 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(summary.sourcesRead, 1)
         XCTAssertEqual(changes(summary), [3, 0, 0], "a new table, keyed by name")
     }
+
+    func testListFieldsReachTheirJoinTablesFromCSVNDJSONAndFeeds() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")
+            .replacingOccurrences(of: "fields: {id: text, name: text}", with: "fields: {id: text, name: text, roles: list}")
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,loans; audits\n2,Beta,2024-02-01,\n")
+        try write("data/people.ndjson", "{\"id\": \"p1\", \"name\": \"Ann\", \"roles\": [\"editor\", \"writer\"]}\n")
+        try write("data/news.xml", "<rss version=\"2.0\"><channel><item><guid>g1</guid><category>CA</category><category>closings</category></item></channel></rss>")
+        XCTAssertTrue(try build().succeeded)
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        func values(_ table: String) throws -> [String] {
+            try store.database.fetchAll("SELECT value FROM \(table) ORDER BY record_id, position").compactMap { $0["value"]?.stringValue }
+        }
+        XCTAssertEqual(try values("banks__tags"), ["loans", "audits"])
+        XCTAssertEqual(try values("people__roles"), ["editor", "writer"])
+        XCTAssertEqual(try values("news__categories"), ["CA", "closings"])
+
+        try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,audits\n2,Beta,2024-02-01,loans\n")
+        let summary = try build()
+        XCTAssertEqual(changes(summary), [0, 2, 0], "two records changed; their join rows are not counted as records")
+        XCTAssertEqual(try values("banks__tags"), ["audits", "loans"])
+    }
 }

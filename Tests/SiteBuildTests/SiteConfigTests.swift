@@ -56,7 +56,7 @@ final class SiteConfigTests: XCTestCase {
     func testAWrongTypeSaysWhatWasExpected() {
         let error = error(valid.replacingOccurrences(of: "name: text", with: "name: txt"))
         XCTAssertEqual(error?.line, 9)
-        XCTAssertEqual(error?.reason, "unknown type 'txt' for 'name'; expected one of: text, integer, real, date, datetime, bool")
+        XCTAssertEqual(error?.reason, "unknown type 'txt' for 'name'; expected one of: text, integer, real, date, datetime, bool, list")
     }
 
     func testSortingOnAnUnknownFieldIsAnError() {

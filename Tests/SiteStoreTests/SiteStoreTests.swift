@@ -14,7 +14,7 @@ final class SiteStoreTests: XCTestCase {
         try store.prepareTable(schema)
         let first = try store.transaction {
             try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA", hash: 1), row("2", "Beta", "TX", hash: 2)])
-        }
+        }.tables["banks"] ?? .init()
         XCTAssertEqual(first.inserted.count, 2)
         XCTAssertTrue(first.updated.isEmpty && first.deleted.isEmpty)
 
@@ -25,7 +25,7 @@ final class SiteStoreTests: XCTestCase {
 
         let second = try store.transaction {
             try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "NV", hash: 3), row("3", "Gamma", "FL", hash: 4)])
-        }
+        }.tables["banks"] ?? .init()
         XCTAssertEqual(second.updated.count, 1)
         XCTAssertEqual(second.inserted.count, 1)
         XCTAssertEqual(second.deleted.count, 1)
@@ -57,7 +57,7 @@ final class SiteStoreTests: XCTestCase {
             _ = try store.replaceRows(of: "b.csv", in: schema, with: [row("2", "Beta", "TX"), row("3", "Gamma", "TX")])
         }
         let changes = try store.transaction { try store.deleteRows(ofSourcesOtherThan: ["a.csv"], in: schema) }
-        XCTAssertEqual(changes.deleted.count, 2)
+        XCTAssertEqual(changes.tables["banks"]?.deleted.count, 2)
         XCTAssertEqual(try store.rowCount(of: "banks"), 1)
     }
 
@@ -96,5 +96,29 @@ final class SiteStoreTests: XCTestCase {
         var changeset = Changeset(tables: ["t": .init(inserted: [1], updated: [2])])
         changeset.merge(Changeset(tables: ["t": .init(updated: [1], deleted: [1, 2, 3])]))
         XCTAssertEqual(changeset.tables["t"], .init(inserted: [], updated: [], deleted: [2, 3]))
+    }
+
+    func testListItemsLiveInAJoinTableThatFollowsTheirRecord() throws {
+        let store = try SiteStore(path: ":memory:")
+        let tagged = CollectionSchema(table: "posts", columns: [("title", .text), ("tags", .list)])
+        try store.prepareTable(tagged)
+        func post(_ key: String, _ tags: [String], hash: Int64) -> StoredRow {
+            StoredRow(key: key, line: 1, contentHash: hash, values: [.text(key), .text("\(tags)")], lists: ["tags": tags])
+        }
+        func items() throws -> [String] {
+            try store.database.fetchAll("SELECT p._key || ':' || t.value AS item FROM posts__tags t JOIN posts p ON p._id = t.record_id ORDER BY p._key, t.position")
+                .compactMap { $0["item"]?.stringValue }
+        }
+        let first = try store.transaction { try store.replaceRows(of: "a", in: tagged, with: [post("p1", ["x", "y"], hash: 1), post("p2", ["y"], hash: 2)]) }
+        XCTAssertEqual(first.tables["posts__tags"]?.inserted.count, 3)
+        XCTAssertEqual(try items(), ["p1:x", "p1:y", "p2:y"])
+        let second = try store.transaction { try store.replaceRows(of: "a", in: tagged, with: [post("p1", ["z"], hash: 3)]) }
+        XCTAssertEqual(try items(), ["p1:z"], "p1's tags replaced, p2 and its tags gone")
+        XCTAssertEqual(second.tables["posts__tags"]?.deleted.count, 3)
+        XCTAssertEqual(second.tables["posts__tags"]?.inserted.count, 1)
+        var retyped = tagged
+        retyped.columns[1].type = .text
+        XCTAssertTrue(try store.prepareTable(retyped))
+        XCTAssertFalse(try store.database.tableExists("posts__tags"), "the join table goes with the list column")
     }
 }
