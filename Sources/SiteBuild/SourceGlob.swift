@@ -22,7 +22,8 @@ struct SourceGlob {
         var matches: [String] = []
         let rootPath = root.standardizedFileURL.path
         for case let url as URL in enumerator {
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            // A symbolic link to a file counts as the file (data is often linked in from elsewhere).
+            guard (try? url.resolvingSymlinksInPath().resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
             var relative = url.standardizedFileURL.path
             guard relative.hasPrefix(rootPath) else { continue }
             relative = String(relative.dropFirst(rootPath.count).drop { $0 == "/" })

@@ -8,8 +8,10 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
 
     /// Converts `raw` text to this type; an empty string is null. Throws a reason when it does not fit.
     public func value(from raw: String) throws(FieldTypeMismatch) -> FieldValue {
+        // Blank is null; found without trimming (a body of kilobytes stops at its first character).
+        if raw.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) { return .null }
+        if self == .text { return .text(raw) }
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty { return .null }
         switch self {
         case .text:
             return .text(raw)
