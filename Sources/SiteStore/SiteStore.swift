@@ -86,10 +86,13 @@ public final class SiteStore {
                     changes.updated.insert(old.id)
                     try replaceListItems(of: old.id, with: row.lists, in: schema, changes: &joinChanges)
                 } else {
-                    if let other = try database.fetchValue("SELECT _source FROM \(table) WHERE _key = ?", [.text(row.key)]) {
-                        throw StoreError.duplicateKey(collection: schema.table, key: row.key, otherSource: other.stringValue ?? "?")
+                    do {
+                        try insert.execute([.text(row.key), .text(source), .integer(Int64(row.line)), .integer(row.contentHash)] + row.values)
+                    } catch let error as SQLiteError where error.code == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ {
+                        // Another source has this key: only now is it worth a query, to name that source.
+                        let other = try database.fetchValue("SELECT _source FROM \(table) WHERE _key = ?", [.text(row.key)])
+                        throw StoreError.duplicateKey(collection: schema.table, key: row.key, otherSource: other?.stringValue ?? "?")
                     }
-                    try insert.execute([.text(row.key), .text(source), .integer(Int64(row.line)), .integer(row.contentHash)] + row.values)
                     let id = database.lastInsertedRowID
                     changes.inserted.insert(id)
                     try replaceListItems(of: id, with: row.lists, in: schema, changes: &joinChanges)
