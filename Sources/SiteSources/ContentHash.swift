@@ -10,14 +10,7 @@ public struct ContentHash: Sendable {
     /// Adds `text`, then a separator, to the hash.
     public mutating func combine(_ text: String) {
         var text = text
-        var hash = value
-        text.withUTF8 { bytes in
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01B3
-            }
-        }
-        value = hash
+        text.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
         // A separator byte no UTF-8 text contains, so ("ab", "c") and ("a", "bc") differ.
         value ^= 0xFF
         value &*= 0x0000_0100_0000_01B3
@@ -29,12 +22,14 @@ public struct ContentHash: Sendable {
     /// Adds raw bytes (a whole file), without a separator.
     public mutating func combine(bytes: Data) {
         // Over the contiguous buffer: iterating Data byte by byte through its generic iterator costs 10x.
+        bytes.withUnsafeBytes { mix($0) }
+    }
+
+    private mutating func mix(_ buffer: UnsafeRawBufferPointer) {
         var hash = value
-        bytes.withUnsafeBytes { buffer in
-            for byte in buffer {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01B3
-            }
+        for byte in buffer {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
         }
         value = hash
     }

@@ -15,12 +15,7 @@ public struct FeedSource: Source {
 
     /// Reads every item as a record; a repeated id keeps the first item and warns.
     public func read() throws(SourceError) -> SourceResult {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw SourceError(file: displayName, reason: "cannot be read: \(error.localizedDescription)")
-        }
+        let data = try readData(url, displayName: displayName)
         let document = try FeedParser(file: displayName).parse(data)
         var warnings = document.warnings
         var records: [Record] = []

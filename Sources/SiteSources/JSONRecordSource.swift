@@ -32,12 +32,7 @@ public struct JSONRecordSource: Source {
 
     /// Reads every object as a typed record; bad JSON, a mistyped value or a repeated key fails the file.
     public func read() throws(SourceError) -> SourceResult {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw SourceError(file: displayName, reason: "cannot be read: \(error.localizedDescription)")
-        }
+        let data = try readData(url, displayName: displayName)
         var records: [Record] = []
         var firstLineOfKey: [String: Int] = [:]
         func add(_ value: JSONValue, line: Int) throws(SourceError) {

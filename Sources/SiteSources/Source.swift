@@ -22,13 +22,18 @@ public struct SourceResult: Sendable {
     }
 }
 
-func readText(_ url: URL, displayName: String) throws(SourceError) -> String {
-    let data: Data
+/// The bytes of a source file; a file that cannot be read is a `SourceError` naming it.
+func readData(_ url: URL, displayName: String) throws(SourceError) -> Data {
     do {
-        data = try Data(contentsOf: url)
+        return try Data(contentsOf: url)
     } catch {
         throw SourceError(file: displayName, reason: "cannot be read: \(error.localizedDescription)")
     }
+}
+
+/// The text of a source file, which must be UTF-8.
+func readText(_ url: URL, displayName: String) throws(SourceError) -> String {
+    let data = try readData(url, displayName: displayName)
     guard let text = String(data: data, encoding: .utf8) else {
         throw SourceError(file: displayName, reason: "is not UTF-8 text")
     }
