@@ -20,7 +20,7 @@ struct PageRenderer {
             ["title": $0.title, "url": config.basePath + $0.path.drop { $0 == "/" }]
         }
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
-            let presenter = RecordPresenter(collection: collection, basePath: config.basePath)
+            let presenter = RecordPresenter(collection: collection, config: config)
             let request = FetchRequest(table: collection.name, idColumn: "_id", sortDescriptors: [SortDescriptor(key: "_key")])
             let controller = try ResultsController(database: database, request: request)
             try controller.performFetch()
@@ -34,10 +34,11 @@ struct PageRenderer {
     /// Writes every page of `listing`: page 1 at its path, page N at `path/page/N/`.
     func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws {
         let collection = config.collection(named: listing.from)!
-        let presenter = RecordPresenter(collection: collection, basePath: config.basePath)
+        let presenter = RecordPresenter(collection: collection, config: config)
         let controller = try fetch(listing.name, FetchRequest(
             table: listing.from, idColumn: "_id", filter: listing.filter,
             sortDescriptors: listing.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) },
+            relationships: collection.joins, prefetchedRelationships: collection.relationships.map(\.field),
             batchSize: listing.pageSize))
         let paginator = Paginator(rowCount: controller.fetchedIDs.count, pageSize: listing.pageSize, basePath: listing.path)
         let link = { (page: Int) in presenter.url(paginator.path(ofPage: page)) }
@@ -65,11 +66,12 @@ struct PageRenderer {
     /// (the first listing of it); returns the records whose page path collided with another's.
     func renderDetails(of collection: CollectionConfig, navigation: [[String: Any]]) throws -> [SourceError] {
         guard let detail = collection.detail else { return [] }
-        let presenter = RecordPresenter(collection: collection, basePath: config.basePath)
+        let presenter = RecordPresenter(collection: collection, config: config)
         let primary = config.listings.first { $0.from == collection.name }
         let sort = primary?.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) } ?? [SortDescriptor(key: "_key")]
         let controller = try fetch(primary?.name ?? collection.name, FetchRequest(
-            table: collection.name, idColumn: "_id", sortDescriptors: sort, batchSize: 100))
+            table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
+            prefetchedRelationships: collection.relationships.map(\.field), batchSize: 100))
         let count = controller.fetchedIDs.count
         var owners: [String: String] = [:]
         var problems: [SourceError] = []

@@ -5,7 +5,8 @@ import SiteStore
 /// Turns a stored row of a collection into what templates see: its fields, its key, its page URL and title.
 struct RecordPresenter {
     let collection: CollectionConfig
-    let basePath: String
+    let config: SiteConfig
+    var basePath: String { config.basePath }
 
     /// The site path of the row's detail page (`/banks/10538/`), `nil` when the collection has none.
     func detailPath(_ row: Row) -> String? {
@@ -24,7 +25,7 @@ struct RecordPresenter {
     /// The row as a template context: every non-null field by name, plus `key`, `title` and `url`.
     func context(_ row: Row) -> [String: Any] {
         var context: [String: Any] = [:]
-        for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") {
+        for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") && !column.contains(".") {
             guard let text = value.stringValue else { continue }
             if collection.fields.contains(where: { $0.name == column && $0.type == .list }) {
                 // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).
@@ -37,6 +38,16 @@ struct RecordPresenter {
         context["key"] = row["_key"]?.stringValue ?? ""
         context["title"] = title(row)
         if let path = detailPath(row) { context["url"] = url(path) }
+        // A related record (prefetched as `field.column`) replaces its key with the record itself.
+        for relationship in collection.relationships {
+            let prefix = relationship.field + "."
+            let columns = row.columns.indices.filter { row.columns[$0].hasPrefix(prefix) }
+            guard let target = config.collection(named: relationship.target), !columns.isEmpty,
+                let index = row.columns.firstIndex(of: prefix + "_key"), !row.values[index].isNull
+            else { continue }
+            let related = Row(columns: columns.map { String(row.columns[$0].dropFirst(prefix.count)) }, values: columns.map { row.values[$0] })
+            context[relationship.field] = RecordPresenter(collection: target, config: config).context(related)
+        }
         return context
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ResultsController
 import SiteSources
 import Yams
 
@@ -80,6 +81,12 @@ public struct SiteConfig: Sendable {
         }
         guard let title else { throw reader.error(root, "missing 'title'; expected the site's name, e.g. title: Failed Bank Watch") }
         guard !collections.isEmpty else { throw reader.error(root, "missing 'collections'; expected at least one collection") }
+        for collection in collections {
+            for relationship in collection.relationships where !collections.contains(where: { $0.name == relationship.target }) {
+                throw ConfigError(file: file, line: relationship.line, column: relationship.column,
+                                  reason: "no collection named '\(relationship.target)'; collections: " + collections.map(\.name).joined(separator: ", "))
+            }
+        }
         self.title = title
         self.baseURL = baseURL
         self.allowsRawHTML = allowsRawHTML
@@ -149,7 +156,8 @@ public struct CollectionConfig: Sendable {
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {
         self.name = try reader.identifier(name, nameNode, "a collection name")
         var kind: Kind?, sources: [String] = [], key: String?, fields: [(String, FieldType)] = [], detailNode: Node?
-        for (entry, _, value) in try reader.mapping(node, "collection '\(name)'", allowed: ["kind", "sources", "key", "fields", "detail"]) {
+        var relationshipsNode: Node?
+        for (entry, _, value) in try reader.mapping(node, "collection '\(name)'", allowed: ["kind", "sources", "key", "fields", "detail", "relationships"]) {
             switch entry {
             case "kind":
                 let text = try reader.string(value, "kind")
@@ -168,6 +176,7 @@ public struct CollectionConfig: Sendable {
                     }
                     fields.append((try reader.identifier(field, fieldNode, "a field name"), type))
                 }
+            case "relationships": relationshipsNode = value
             default: detailNode = value
             }
         }
@@ -199,6 +208,26 @@ public struct CollectionConfig: Sendable {
         if let detailNode {
             detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0))
         }
+        if let relationshipsNode {
+            for (field, fieldNode, targetNode) in try reader.mapping(relationshipsNode, "relationships of '\(name)'") {
+                guard let type = fields.first(where: { $0.0 == field })?.1 else {
+                    throw reader.error(fieldNode, "'\(field)' is not a field of '\(name)'; a relationship names the field holding another collection's key")
+                }
+                guard type != .list else {
+                    throw reader.error(fieldNode, "'\(field)' is a list; relationships are to-one (one key per record)")
+                }
+                relationships.append((field, try reader.string(targetNode, "the collection '\(field)' refers to"),
+                                      targetNode.mark?.line, targetNode.mark?.column))
+            }
+        }
+    }
+
+    /// To-one relationships: the field holding the key, the collection it refers to, and where it was declared.
+    var relationships: [(field: String, target: String, line: Int?, column: Int?)] = []
+
+    /// The relationships as results-controller joins: `field.column` reaches the related record's column.
+    var joins: [Relationship] {
+        relationships.map { Relationship(name: $0.field, table: $0.target, foreignKey: $0.field, targetKey: "_key") }
     }
 
     /// Whether `name` is a field (or the key pseudo-field) of this collection.
@@ -300,6 +329,18 @@ public struct ListingConfig: Sendable {
                 }
                 for term in try reader.strings(value, "sort") {
                     let field = term.hasPrefix("-") ? String(term.dropFirst()) : term
+                    if let dot = field.firstIndex(of: ".") {
+                        // Through a relationship: `bank.closing_date` sorts on the related record's field.
+                        let name = String(field[..<dot]), column = String(field[field.index(after: dot)...])
+                        guard let relationship = collection.relationships.first(where: { $0.field == name }) else {
+                            throw reader.error(value, "cannot sort on '\(field)': '\(name)' is not a relationship of '\(collection.name)'")
+                        }
+                        guard let target = collections.first(where: { $0.name == relationship.target }), target.hasField(column) else {
+                            throw reader.error(value, "cannot sort on '\(field)': '\(column)' is not a field of '\(relationship.target)'")
+                        }
+                        sort.append((name + "." + (column == "key" ? "_key" : column), !term.hasPrefix("-")))
+                        continue
+                    }
                     guard collection.hasField(field) else {
                         throw reader.error(value, "cannot sort on '\(field)': it is not a field of '\(collection.name)'")
                     }

@@ -133,4 +133,53 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(changes(summary), [0, 2, 0], "two records changed; their join rows are not counted as records")
         XCTAssertEqual(try values("banks__tags"), ["audits", "loans"])
     }
+
+    func testAListingSortsThroughARelationshipAndItsTemplateReadsTheRelatedRecord() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "listings:\n", with: """
+              notes:
+                kind: csv
+                sources: data/*.notes
+                key: id
+                fields: {id: text, bank: integer, text: text}
+                relationships: {bank: banks}
+            listings:
+              notes: {from: notes, sort: [-bank.closed], path: /notes/, template: notes}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/n.notes", "id,bank,text\nn1,1,first\nn2,3,second\nn3,2,third\nn4,99,dangling\n")
+        try "{{#items}}{{text}}@{{bank.name}}({{bank.closed}});{{/items}}".write(
+            to: site.appendingPathComponent("Templates/notes.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        let page = try String(contentsOf: site.appendingPathComponent("output/notes/index.html"), encoding: .utf8)
+        XCTAssertEqual(page, "second@Gamma(2024-03-01);third@Beta(2024-02-01);first@Alpha(2024-01-01);dangling@();",
+                       "newest bank first; a note whose bank does not exist sorts last and shows no bank")
+    }
+
+    func testRelationshipsAreCheckedWhereTheyAreDeclared() throws {
+        func error(_ relationships: String, sort: String = "[-closed]") -> String? {
+            let yaml = """
+                title: T
+                collections:
+                  banks: {kind: csv, sources: a, key: cert, fields: {cert: integer, closed: date}}
+                  notes:
+                    kind: csv
+                    sources: b
+                    key: id
+                    fields: {id: text, bank: text, tags: list}
+                    relationships: \(relationships)
+                listings:
+                  home: {from: notes, sort: \(sort), path: /}
+                """
+            do { _ = try SiteConfig(yaml: yaml, file: "sitegen.yml"); return nil } catch { return (error as? ConfigError)?.description }
+        }
+        XCTAssertEqual(error("{bank: banks}", sort: "[-bank.closed]"), nil)
+        XCTAssertEqual(error("{bank: vaults}"), "sitegen.yml:9:27: no collection named 'vaults'; collections: banks, notes")
+        XCTAssertEqual(error("{branch: banks}"), "sitegen.yml:9:21: 'branch' is not a field of 'notes'; a relationship names the field holding another collection's key")
+        XCTAssertEqual(error("{tags: banks}"), "sitegen.yml:9:21: 'tags' is a list; relationships are to-one (one key per record)")
+        XCTAssertEqual(error("{bank: banks}", sort: "[bank.city]"), "sitegen.yml:11:29: cannot sort on 'bank.city': 'city' is not a field of 'banks'")
+        XCTAssertEqual(error("{bank: banks}", sort: "[vault.closed]"), "sitegen.yml:11:29: cannot sort on 'vault.closed': 'vault' is not a relationship of 'notes'")
+    }
 }
