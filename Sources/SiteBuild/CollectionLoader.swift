@@ -38,7 +38,9 @@ struct CollectionLoader {
                             continue
                         }
                         outcome.sourcesRead += 1
-                        if let data = try? Data(contentsOf: url) {
+                        // Read once: the bytes are hashed, then parsed.
+                        let data = try? Data(contentsOf: url)
+                        if let data {
                             var hash = ContentHash()
                             hash.combine(bytes: data)
                             fingerprint.hash = hash.signed
@@ -50,7 +52,8 @@ struct CollectionLoader {
                             }
                         }
                         do {
-                            let result = try source(for: collection, file: file).read()
+                            let source = source(for: collection, file: file)
+                            let result = try data.map { data throws(SourceError) in try source.read(data) } ?? source.read()
                             outcome.warnings += result.warnings
                             let rows = result.records.map { Self.storedRow($0, schema: schema) }
                             changes.merge(try store.replaceRows(of: file, in: schema, with: rows))

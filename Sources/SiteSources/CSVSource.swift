@@ -20,8 +20,8 @@ public struct CSVSource: Source {
     }
 
     /// Reads every row as a typed record; a malformed file, a mistyped value or a repeated key fails it.
-    public func read() throws(SourceError) -> SourceResult {
-        let text = try readText(url, displayName: displayName)
+    public func read(_ data: Data) throws(SourceError) -> SourceResult {
+        let text = try decodeText(data, displayName: displayName)
         let (header, rows) = try CSVReader(file: displayName).read(text)
         var warnings: [SourceError] = []
         var columnIndex: [String: Int] = [:]

@@ -14,8 +14,7 @@ public struct FeedSource: Source {
     }
 
     /// Reads every item as a record; a repeated id keeps the first item and warns.
-    public func read() throws(SourceError) -> SourceResult {
-        let data = try readData(url, displayName: displayName)
+    public func read(_ data: Data) throws(SourceError) -> SourceResult {
         let document = try FeedParser(file: displayName).parse(data)
         var warnings = document.warnings
         var records: [Record] = []

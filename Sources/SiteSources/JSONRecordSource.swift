@@ -31,8 +31,7 @@ public struct JSONRecordSource: Source {
     }
 
     /// Reads every object as a typed record; bad JSON, a mistyped value or a repeated key fails the file.
-    public func read() throws(SourceError) -> SourceResult {
-        let data = try readData(url, displayName: displayName)
+    public func read(_ data: Data) throws(SourceError) -> SourceResult {
         var records: [Record] = []
         var firstLineOfKey: [String: Int] = [:]
         func add(_ value: JSONValue, line: Int) throws(SourceError) {

@@ -17,8 +17,8 @@ public struct MarkdownSource: Source {
     }
 
     /// Reads the file as one record keyed by its name; undeclared front matter keys are warned about.
-    public func read() throws(SourceError) -> SourceResult {
-        let text = try readText(url, displayName: displayName)
+    public func read(_ data: Data) throws(SourceError) -> SourceResult {
+        let text = try decodeText(data, displayName: displayName)
         let document = try FrontMatterDocument(parsing: text, file: displayName)
         let slug = url.deletingPathExtension().lastPathComponent
         var values: [String: FieldValue] = [:]

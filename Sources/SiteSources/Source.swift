@@ -2,10 +2,20 @@ import Foundation
 
 /// A file that yields records: one conformer per kind of source (CSV, feed, Markdown; a remote one later).
 public protocol Source: Sendable {
+    /// Where the file is.
+    var url: URL { get }
     /// The file as the user names it (relative to the site root), used in every message.
     var displayName: String { get }
-    /// Reads every record; a problem that makes the file unusable throws, lesser ones come back as warnings.
-    func read() throws(SourceError) -> SourceResult
+    /// Reads every record from the file's bytes; a problem that makes the file unusable throws, lesser
+    /// ones come back as warnings.
+    func read(_ data: Data) throws(SourceError) -> SourceResult
+}
+
+extension Source {
+    /// Reads the file and every record in it.
+    public func read() throws(SourceError) -> SourceResult {
+        try read(readData(url, displayName: displayName))
+    }
 }
 
 /// What a source yielded.
@@ -31,9 +41,8 @@ func readData(_ url: URL, displayName: String) throws(SourceError) -> Data {
     }
 }
 
-/// The text of a source file, which must be UTF-8.
-func readText(_ url: URL, displayName: String) throws(SourceError) -> String {
-    let data = try readData(url, displayName: displayName)
+/// A source file's bytes as text, which must be UTF-8.
+func decodeText(_ data: Data, displayName: String) throws(SourceError) -> String {
     guard let text = String(data: data, encoding: .utf8) else {
         throw SourceError(file: displayName, reason: "is not UTF-8 text")
     }
