@@ -77,9 +77,8 @@ struct CompiledRequest: Sendable {
     /// The same for just the rows with `count` given ids (bound after the filter's arguments).
     func keysQuery(forIDs count: Int) -> String {
         let list = Array(repeating: "?", count: count).joined(separator: ",")
-        var sql = "SELECT \(selectList) \(fromClause) WHERE \(idExpression) IN (\(list))"
-        if let filter = request.filter { sql = "SELECT \(selectList) \(fromClause) WHERE (\(filter)) AND \(idExpression) IN (\(list))" }
-        return sql
+        let filter = request.filter.map { "(\($0)) AND " } ?? ""
+        return "SELECT \(selectList) \(fromClause) WHERE \(filter)\(idExpression) IN (\(list))"
     }
 
     /// The ids of fetched-table rows whose `relationship` points at one of `count` related keys.

@@ -135,7 +135,7 @@ struct CollectionLoader {
                 hash.combine("l\(items.count)")
                 items.forEach { hash.combine($0) }
                 lists[column.name] = items
-                return .text(JSONValue.array(items.map(JSONValue.string)).serialized(pretty: false))
+                return .text(StoredList.encode(items))
             }
         }
         return StoredRow(key: record.key, line: record.line, contentHash: hash.signed, values: values, lists: lists)

@@ -29,7 +29,7 @@ struct RecordPresenter {
             guard let text = value.stringValue else { continue }
             if collection.fields.contains(where: { $0.name == column && $0.type == .list }) {
                 // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).
-                let items = SourceInspector.decodedList(.string(text)).array?.compactMap(\.string) ?? []
+                let items = StoredList.decode(text)
                 if !items.isEmpty { context[column] = items }
             } else {
                 context[column] = text

@@ -77,7 +77,8 @@ public struct SourceInspector {
                                                              ("line", row["_line"].map(json) ?? .null)]
             for field in declared.fields {
                 let value = row[field.name].map(json) ?? .null
-                members.append((field.name, field.type == .list ? Self.decodedList(value) : value))
+                let items = value.string.map(StoredList.decode) ?? []
+                members.append((field.name, field.type == .list ? .array(items.map(JSONValue.string)) : value))
             }
             return .object(members)
         })
@@ -155,13 +156,6 @@ public struct SourceInspector {
         }
         return (.object([("kind", .string(kind.rawValue)), ("collection", .null), ("rows", .array(rows)),
                          ("warnings", .array([])), ("errors", .array([]))]), true)
-    }
-
-    /// A list column's JSON array text as the array it holds.
-    static func decodedList(_ value: JSONValue) -> JSONValue {
-        guard let text = value.string else { return .array([]) }
-        var parser = JSONParser(bytes: Array(text.utf8))
-        return (try? parser.parseDocument()) ?? .array([])
     }
 
     private func problem(_ error: SourceError) -> JSONValue {
