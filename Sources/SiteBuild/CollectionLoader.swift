@@ -19,66 +19,168 @@ struct CollectionLoader {
         var sourcesUnchanged = 0
     }
 
+    /// Files up to this size are read whole, once, to hash and parse; larger ones are streamed.
+    static let wholeFileLimit: Int64 = 8 << 20
+    /// A load that reads more than this many bytes writes with a rollback journal (`SiteStore.bulkWriting`).
+    static let bulkLoadBytes: Int64 = 64 << 20
+
     func load() throws -> Outcome {
-        try store.transaction {
-            var outcome = Outcome()
-            for collection in config.collections {
-                let schema = Self.schema(for: collection, listings: config.listings)
-                try store.prepareTable(schema)
-                var changes = Changeset()
-                var present = Set<String>()
-                for pattern in collection.sources {
-                    for file in SourceGlob(pattern: pattern).files(under: root) where present.insert(file).inserted {
-                        let url = root.appendingPathComponent(file)
-                        let previous = try store.fingerprint(of: file)
-                        guard var fingerprint = Self.statFingerprint(url) else { continue }
-                        // Same size and modification time as a good load: not even read.
-                        if let previous, previous.succeeded, previous.size == fingerprint.size, previous.modified == fingerprint.modified {
-                            outcome.sourcesUnchanged += 1
-                            continue
-                        }
-                        outcome.sourcesRead += 1
-                        // Read once: the bytes are hashed, then parsed.
-                        let data = try? Data(contentsOf: url)
-                        if let data {
-                            var hash = ContentHash()
-                            hash.combine(bytes: data)
-                            fingerprint.hash = hash.signed
-                            // Touched but identical bytes: nothing to parse; remember the new time.
-                            if let previous, previous.succeeded, previous.hash == fingerprint.hash {
-                                try store.recordSourceStatus(file, collection: collection.name, failure: nil, fingerprint: fingerprint)
-                                outcome.sourcesUnchanged += 1
-                                continue
-                            }
-                        }
-                        do {
-                            let source = source(for: collection, file: file)
-                            let result = try data.map { data throws(SourceError) in try source.read(data) } ?? source.read()
-                            outcome.warnings += result.warnings
-                            let rows = result.records.map { Self.storedRow($0, schema: schema) }
-                            changes.merge(try store.replaceRows(of: file, in: schema, with: rows))
-                            try store.recordSourceStatus(file, collection: collection.name, failure: nil, fingerprint: fingerprint)
-                        } catch let error as SourceError {
-                            outcome.problems.append(error)
-                            fingerprint.succeeded = false
-                            try store.recordSourceStatus(file, collection: collection.name, failure: error.description, fingerprint: fingerprint)
-                        } catch let error as StoreError {
-                            let problem = SourceError(file: file, reason: error.description)
-                            outcome.problems.append(problem)
-                            fingerprint.succeeded = false
-                            try store.recordSourceStatus(file, collection: collection.name, failure: problem.description, fingerprint: fingerprint)
-                        }
-                    }
-                }
-                if present.isEmpty {
-                    outcome.warnings.append(SourceError(file: "sitegen.yml",
-                        reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
-                }
-                changes.merge(try store.deleteRows(ofSourcesOtherThan: present, in: schema))
-                outcome.changeset.merge(changes)
-            }
-            return outcome
+        let plans = try config.collections.map { collection in
+            CollectionPlan(collection: collection, schema: Self.schema(for: collection, listings: config.listings),
+                           files: try files(of: collection))
         }
+        var bytesToRead: Int64 = 0
+        for plan in plans {
+            for file in plan.files where file.needsReading { bytesToRead += file.stat.size }
+        }
+        func loadAll() throws -> Outcome {
+            try store.transaction {
+                var outcome = Outcome()
+                for plan in plans { try load(plan: plan, into: &outcome) }
+                return outcome
+            }
+        }
+        return bytesToRead > Self.bulkLoadBytes ? try store.bulkWriting(loadAll) : try loadAll()
+    }
+
+    /// A collection's table and files, as found before the load's transaction.
+    private struct CollectionPlan {
+        let collection: CollectionConfig
+        let schema: CollectionSchema
+        let files: [FilePlan]
+    }
+
+    private struct FilePlan {
+        let path: String
+        let url: URL
+        let stat: SiteStore.SourceFingerprint
+        /// Whether its size or modification time differ from its last good load (estimated before the
+        /// transaction: a schema change makes every file of the collection need reading).
+        let needsReading: Bool
+    }
+
+    private func files(of collection: CollectionConfig) throws -> [FilePlan] {
+        var present = Set<String>()
+        var plans: [FilePlan] = []
+        for pattern in collection.sources {
+            for file in SourceGlob(pattern: pattern).files(under: root) where present.insert(file).inserted {
+                let url = root.appendingPathComponent(file)
+                guard let stat = Self.statFingerprint(url) else { continue }
+                let previous = try store.fingerprint(of: file)
+                plans.append(FilePlan(path: file, url: url, stat: stat, needsReading: !Self.isUnchanged(stat, since: previous)))
+            }
+        }
+        return plans
+    }
+
+    /// Same size and modification time as a good load: not even read.
+    private static func isUnchanged(_ stat: SiteStore.SourceFingerprint, since previous: SiteStore.SourceFingerprint?) -> Bool {
+        guard let previous, previous.succeeded else { return false }
+        return previous.size == stat.size && previous.modified == stat.modified
+    }
+
+    private func load(plan: CollectionPlan, into outcome: inout Outcome) throws {
+        let collection = plan.collection, schema = plan.schema
+        try store.prepareTable(schema)
+        var changes = Changeset()
+        for file in plan.files {
+            let previous = try store.fingerprint(of: file.path)
+            var fingerprint = file.stat
+            if Self.isUnchanged(fingerprint, since: previous) {
+                outcome.sourcesUnchanged += 1
+                continue
+            }
+            outcome.sourcesRead += 1
+            do {
+                var input: SourceInput
+                let sameBytes: Bool
+                if fingerprint.size <= Self.wholeFileLimit {
+                    // Read once: the bytes are hashed, then parsed.
+                    let data = try readWhole(file)
+                    var hash = ContentHash()
+                    hash.combine(bytes: data)
+                    sameBytes = previous.map { $0.succeeded && $0.hash == hash.signed } ?? false
+                    input = SourceInput(data: data, displayName: file.path)
+                } else {
+                    // Too large to hold: a file of the same size may only have been touched, which one
+                    // hashing pass (no parsing, no store) tells; else it is streamed through the parser.
+                    if let previous, previous.succeeded, previous.size == fingerprint.size {
+                        sameBytes = try hash(of: file) == previous.hash
+                    } else {
+                        sameBytes = false
+                    }
+                    input = try SourceInput(contentsOf: file.url, displayName: file.path)
+                }
+                if sameBytes, let previous {
+                    // Touched but identical bytes: nothing to parse; remember the new time.
+                    fingerprint.hash = previous.hash
+                    try store.recordSourceStatus(file.path, collection: collection.name, failure: nil, fingerprint: fingerprint)
+                    outcome.sourcesUnchanged += 1
+                    continue
+                }
+                let source = source(for: collection, file: file.path)
+                var warnings: [SourceError] = []
+                changes.merge(try store.replaceRows(of: file.path, in: schema) { rows in
+                    warnings = try Self.read(source, from: &input, into: rows, schema: schema)
+                })
+                outcome.warnings += warnings
+                fingerprint.hash = input.hash.signed
+                try store.recordSourceStatus(file.path, collection: collection.name, failure: nil, fingerprint: fingerprint)
+            } catch let error as SourceError {
+                outcome.problems.append(error)
+                fingerprint.succeeded = false
+                try store.recordSourceStatus(file.path, collection: collection.name, failure: error.description, fingerprint: fingerprint)
+            } catch let error as StoreError {
+                let problem = SourceError(file: file.path, reason: error.description)
+                outcome.problems.append(problem)
+                fingerprint.succeeded = false
+                try store.recordSourceStatus(file.path, collection: collection.name, failure: problem.description, fingerprint: fingerprint)
+            }
+        }
+        if plan.files.isEmpty {
+            outcome.warnings.append(SourceError(file: "sitegen.yml",
+                reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
+        }
+        changes.merge(try store.deleteRows(ofSourcesOtherThan: Set(plan.files.map(\.path)), in: schema))
+        outcome.changeset.merge(changes)
+    }
+
+    /// Streams `source`'s records into `rows`; returns the source's warnings. A row the store refuses (a
+    /// key another file has) fails the source at its line; an SQLite failure is rethrown as it was.
+    private static func read(_ source: any Source, from input: inout SourceInput, into rows: RowReplacement,
+                             schema: CollectionSchema) throws -> [SourceError]
+    {
+        var storeFailure: (any Error)?
+        do {
+            return try source.read(&input) { (record: Record) throws(SourceError) in
+                do {
+                    try rows.write(Self.storedRow(record, schema: schema))
+                } catch let error as StoreError {
+                    throw SourceError(file: source.displayName, line: record.line, reason: error.description)
+                } catch {
+                    storeFailure = error
+                    throw SourceError(file: source.displayName, line: record.line, reason: "\(error)")
+                }
+            }
+        } catch {
+            if let storeFailure { throw storeFailure }
+            throw error
+        }
+    }
+
+    private func readWhole(_ file: FilePlan) throws(SourceError) -> Data {
+        do {
+            return try Data(contentsOf: file.url)
+        } catch {
+            throw SourceError(file: file.path, reason: "cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    /// The hash of a file's bytes, read a chunk at a time.
+    private func hash(of file: FilePlan) throws(SourceError) -> Int64 {
+        var input = try SourceInput(contentsOf: file.url, displayName: file.path)
+        input.forEachChunk { _ in }
+        return input.hash.signed
     }
 
     /// Size and modification time of `url` (the hash is filled in once the file is read).

@@ -2,9 +2,16 @@ import Foundation
 
 /// Reads RFC 4180 CSV: a header row, quoted fields with embedded commas, quotes and newlines, an optional BOM.
 ///
-/// Each row keeps the line it starts on, so type errors can name it.
+/// Bytes are fed in chunks of any size (`feed`, then `finish`), so a file of any length is read in
+/// constant memory; each row keeps the line it starts on, so type errors can name it.
+///
+/// ```swift
+/// var reader = CSVReader(file: "banks.csv")
+/// try reader.feed(chunk) { row in … }    // the header is the first row
+/// try reader.finish { row in … }
+/// ```
 public struct CSVReader {
-    /// One data row: its fields and the 1-based line it starts on.
+    /// One row: its fields and the 1-based line it starts on.
     public struct Row: Sendable, Equatable {
         /// The row's fields, as text.
         public var fields: [String]
@@ -15,6 +22,18 @@ public struct CSVReader {
     /// The file name used in errors.
     public let file: String
 
+    private var fields: [String] = []
+    private var field: [UInt8] = []
+    private var line = 1, column = 0
+    private var rowStartLine = 1
+    private var inQuotes = false
+    private var quoteStart = (line: 1, column: 1)
+    private var fieldWasQuoted = false
+    /// A quote just closed a quoted field, unless the next byte (maybe in the next chunk) is another quote.
+    private var quoteMayBeDoubled = false
+    private var atStart = true
+    private var startBytes: [UInt8] = []
+
     /// Makes a reader whose errors name `file`.
     public init(file: String) {
         self.file = file
@@ -22,42 +41,100 @@ public struct CSVReader {
 
     /// Splits `text` into the header and the data rows; throws at the first malformed row.
     public func read(_ text: String) throws(SourceError) -> (header: [String], rows: [Row]) {
+        var reader = self
         var rows: [Row] = []
-        var fields: [String] = []
-        var field: [UInt8] = []
-        var line = 1, column = 0
-        var rowStartLine = 1
-        var inQuotes = false
-        var quoteStart = (line: 1, column: 1)
-        var fieldWasQuoted = false
-        var bytes = Array(text.utf8)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-
-        func endField() {
-            fields.append(String(decoding: field, as: UTF8.self))
-            field.removeAll(keepingCapacity: true)
-            fieldWasQuoted = false
+        try withTypedBytes(of: Array(text.utf8)) { (buffer: UnsafeRawBufferPointer) throws(SourceError) in
+            try reader.feed(buffer) { rows.append($0) }
         }
-        func endRow() {
-            endField()
-            // A blank line is no row (a trailing newline, or spacing between rows).
-            if !(fields.count == 1 && fields[0].isEmpty) { rows.append(Row(fields: fields, line: rowStartLine)) }
-            fields.removeAll(keepingCapacity: true)
+        try reader.finish { rows.append($0) }
+        guard let header = rows.first else {
+            throw SourceError(file: file, reason: "the file is empty; expected a header row naming the columns")
         }
+        let body = Array(rows.dropFirst())
+        for row in body { try Self.check(row, against: header.fields, file: file) }
+        return (Self.columnNames(header), body)
+    }
 
+    /// The header's column names, trimmed of surrounding spaces.
+    public static func columnNames(_ header: Row) -> [String] {
+        header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Throws when `row` has not as many fields as the header names.
+    public static func check(_ row: Row, against header: [String], file: String) throws(SourceError) {
+        guard row.fields.count == header.count else {
+            throw SourceError(file: file, line: row.line, reason: "\(row.fields.count) fields, but the header names \(header.count)")
+        }
+    }
+
+    /// Reads the next bytes of the file, handing each row completed in them to `emit` (the header first).
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer, emit: (Row) throws(SourceError) -> Void) throws(SourceError) {
         var index = 0
+        if atStart {
+            // The BOM may straddle chunks: hold the first bytes until there are three.
+            let take = min(3 - startBytes.count, chunk.count)
+            startBytes.append(contentsOf: chunk.prefix(take))
+            index = take
+            guard startBytes.count == 3 else { return }
+            atStart = false
+            let held = startBytes
+            startBytes = []
+            if held != [0xEF, 0xBB, 0xBF] {
+                try withTypedBytes(of: held) { (bytes: UnsafeRawBufferPointer) throws(SourceError) in try scan(bytes, from: 0, emit: emit) }
+            }
+        }
+        try scan(chunk, from: index, emit: emit)
+    }
+
+    /// Ends the file: emits the last row and throws if a quoted field was left open.
+    public mutating func finish(emit: (Row) throws(SourceError) -> Void) throws(SourceError) {
+        if atStart {
+            atStart = false
+            let held = startBytes
+            startBytes = []
+            try withTypedBytes(of: held) { (bytes: UnsafeRawBufferPointer) throws(SourceError) in try scan(bytes, from: 0, emit: emit) }
+        }
+        if quoteMayBeDoubled { inQuotes = false; quoteMayBeDoubled = false }
+        if inQuotes {
+            throw SourceError(file: file, line: quoteStart.line, column: quoteStart.column,
+                              reason: "a quoted field is never closed; expected a closing quote (\")")
+        }
+        if !field.isEmpty || !fields.isEmpty || fieldWasQuoted { try endRow(emit) }
+    }
+
+    private mutating func endField() throws(SourceError) {
+        guard let text = String(validating: field, as: UTF8.self) else {
+            throw SourceError(file: file, line: line, reason: "a field is not UTF-8 text; save the file as UTF-8")
+        }
+        fields.append(text)
+        field.removeAll(keepingCapacity: true)
+        fieldWasQuoted = false
+    }
+
+    private mutating func endRow(_ emit: (Row) throws(SourceError) -> Void) throws(SourceError) {
+        try endField()
+        // A blank line is no row (a trailing newline, or spacing between rows).
+        if !(fields.count == 1 && fields[0].isEmpty) { try emit(Row(fields: fields, line: rowStartLine)) }
+        fields.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, emit: (Row) throws(SourceError) -> Void) throws(SourceError) {
+        var index = start
         while index < bytes.count {
             let byte = bytes[index]
             column += 1
+            if quoteMayBeDoubled {
+                quoteMayBeDoubled = false
+                if byte == UInt8(ascii: "\"") {
+                    field.append(byte)
+                    index += 1
+                    continue
+                }
+                inQuotes = false
+            }
             if inQuotes {
                 if byte == UInt8(ascii: "\"") {
-                    if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") {
-                        field.append(byte)
-                        index += 1
-                        column += 1
-                    } else {
-                        inQuotes = false
-                    }
+                    quoteMayBeDoubled = true
                 } else {
                     if byte == UInt8(ascii: "\n") { line += 1; column = 0 }
                     field.append(byte)
@@ -65,9 +142,9 @@ public struct CSVReader {
             } else {
                 switch byte {
                 case UInt8(ascii: ","):
-                    endField()
+                    try endField()
                 case UInt8(ascii: "\n"):
-                    endRow()
+                    try endRow(emit)
                     line += 1; column = 0
                     rowStartLine = line
                 case UInt8(ascii: "\r"):
@@ -90,20 +167,5 @@ public struct CSVReader {
             }
             index += 1
         }
-        if inQuotes {
-            throw SourceError(file: file, line: quoteStart.line, column: quoteStart.column,
-                              reason: "a quoted field is never closed; expected a closing quote (\")")
-        }
-        if !field.isEmpty || !fields.isEmpty || fieldWasQuoted { endRow() }
-
-        guard let header = rows.first else {
-            throw SourceError(file: file, reason: "the file is empty; expected a header row naming the columns")
-        }
-        let body = Array(rows.dropFirst())
-        for row in body where row.fields.count != header.fields.count {
-            throw SourceError(file: file, line: row.line,
-                              reason: "\(row.fields.count) fields, but the header names \(header.fields.count)")
-        }
-        return (header.fields.map { $0.trimmingCharacters(in: .whitespaces) }, body)
     }
 }

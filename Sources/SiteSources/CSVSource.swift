@@ -19,51 +19,85 @@ public struct CSVSource: Source {
         self.fields = fields
     }
 
-    /// Reads every row as a typed record; a malformed file, a mistyped value or a repeated key fails it.
-    public func read(_ data: Data) throws(SourceError) -> SourceResult {
-        let text = try decodeText(data, displayName: displayName)
-        let (header, rows) = try CSVReader(file: displayName).read(text)
+    /// Reads every row as a typed record, a chunk at a time; a malformed file, a mistyped value or a
+    /// repeated key fails it.
+    public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        var reader = CSVReader(file: displayName)
+        var typer: RowTyper?
         var warnings: [SourceError] = []
-        var columnIndex: [String: Int] = [:]
-        for (index, name) in header.enumerated() {
-            guard columnIndex[name] == nil else {
-                throw SourceError(file: displayName, line: 1, reason: "the header names column '\(name)' twice")
+        func handle(_ row: CSVReader.Row) throws(SourceError) {
+            if let typer {
+                try emit(try typer.record(from: row))
+            } else {
+                let made = try RowTyper(header: row, source: self)
+                warnings += made.warnings
+                typer = made
             }
-            columnIndex[name] = index
         }
-        for (name, _) in fields where columnIndex[name] == nil {
-            throw SourceError(file: displayName, line: 1,
-                              reason: "no column '\(name)' in the header; it has: \(header.joined(separator: ", "))")
+        try input.forEachChunk { (chunk: UnsafeRawBufferPointer) throws(SourceError) in try reader.feed(chunk, emit: handle) }
+        try reader.finish(emit: handle)
+        guard typer != nil else {
+            throw SourceError(file: displayName, reason: "the file is empty; expected a header row naming the columns")
         }
-        let declared = Set(fields.map(\.name))
-        let ignored = header.filter { !declared.contains($0) }
-        if !ignored.isEmpty {
-            warnings.append(SourceError(file: displayName, line: 1,
-                                        reason: "columns not declared as fields are ignored: \(ignored.joined(separator: ", "))"))
+        return warnings
+    }
+
+    /// Turns data rows into records once the header has said where each declared column is.
+    private final class RowTyper {
+        let source: CSVSource
+        let header: [String]
+        let columns: [(name: String, type: FieldType, index: Int)]
+        var warnings: [SourceError] = []
+        var keyLines = KeyLines()
+
+        init(header row: CSVReader.Row, source: CSVSource) throws(SourceError) {
+            self.source = source
+            header = CSVReader.columnNames(row)
+            let file = source.displayName
+            var columnIndex: [String: Int] = [:]
+            for (index, name) in header.enumerated() {
+                guard columnIndex[name] == nil else {
+                    throw SourceError(file: file, line: row.line, reason: "the header names column '\(name)' twice")
+                }
+                columnIndex[name] = index
+            }
+            var columns: [(name: String, type: FieldType, index: Int)] = []
+            for (name, type) in source.fields {
+                guard let index = columnIndex[name] else {
+                    throw SourceError(file: file, line: row.line,
+                                      reason: "no column '\(name)' in the header; it has: \(header.joined(separator: ", "))")
+                }
+                columns.append((name, type, index))
+            }
+            self.columns = columns
+            let declared = Set(source.fields.map(\.name))
+            let ignored = header.filter { !declared.contains($0) }
+            if !ignored.isEmpty {
+                warnings.append(SourceError(file: file, line: row.line,
+                                            reason: "columns not declared as fields are ignored: \(ignored.joined(separator: ", "))"))
+            }
         }
-        var records: [Record] = []
-        var firstLineOfKey: [String: Int] = [:]
-        for row in rows {
+
+        func record(from row: CSVReader.Row) throws(SourceError) -> Record {
+            let file = source.displayName
+            try CSVReader.check(row, against: header, file: file)
             var values: [String: FieldValue] = [:]
-            for (name, type) in fields {
-                let raw = row.fields[columnIndex[name]!]
+            for (name, type, index) in columns {
                 do {
-                    values[name] = try type.value(from: raw)
+                    values[name] = try type.value(from: row.fields[index])
                 } catch {
-                    throw SourceError(file: displayName, line: row.line,
+                    throw SourceError(file: file, line: row.line,
                                       reason: "column '\(name)': expected \(error.expected), found '\(error.found)'")
                 }
             }
-            guard let key = values[key]?.text else {
-                throw SourceError(file: displayName, line: row.line, reason: "the key column '\(key)' is empty")
+            guard let key = values[source.key]?.text else {
+                throw SourceError(file: file, line: row.line, reason: "the key column '\(source.key)' is empty")
             }
-            if let earlier = firstLineOfKey[key] {
-                throw SourceError(file: displayName, line: row.line,
-                                  reason: "duplicate key '\(key)' in column '\(self.key)'; line \(earlier) has it too")
+            if let earlier = keyLines.insert(key, line: row.line) {
+                throw SourceError(file: file, line: row.line,
+                                  reason: "duplicate key '\(key)' in column '\(source.key)'; line \(earlier) has it too")
             }
-            firstLineOfKey[key] = row.line
-            records.append(Record(key: key, line: row.line, fields: values))
+            return Record(key: key, line: row.line, fields: values)
         }
-        return SourceResult(records: records, warnings: warnings)
     }
 }

@@ -14,10 +14,9 @@ public struct FeedSource: Source {
     }
 
     /// Reads every item as a record; a repeated id keeps the first item and warns.
-    public func read(_ data: Data) throws(SourceError) -> SourceResult {
-        let document = try FeedParser(file: displayName).parse(data)
+    public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        let document = try FeedParser(file: displayName).parse(input.readAll())
         var warnings = document.warnings
-        var records: [Record] = []
         var seen: [String: Int] = [:]
         for item in document.items {
             if let earlier = seen[item.id] {
@@ -27,7 +26,7 @@ public struct FeedSource: Source {
             }
             seen[item.id] = item.line
             func text(_ value: String?) -> FieldValue { value.map(FieldValue.text) ?? .null }
-            records.append(Record(key: item.id, line: item.line, fields: [
+            try emit(Record(key: item.id, line: item.line, fields: [
                 "title": text(item.title),
                 "link": text(item.link),
                 "published": text(item.published.map(FeedDate.rfc3339)),
@@ -39,7 +38,7 @@ public struct FeedSource: Source {
                 "slug": .text(Self.slugSource(item)),
             ]))
         }
-        return SourceResult(records: records, warnings: warnings)
+        return warnings
     }
 
     /// The text an item's page name is made from: the last segment of its link (what the publisher chose), else its id.

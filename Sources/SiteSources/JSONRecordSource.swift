@@ -30,41 +30,34 @@ public struct JSONRecordSource: Source {
         self.fields = fields
     }
 
-    /// Reads every object as a typed record; bad JSON, a mistyped value or a repeated key fails the file.
-    public func read(_ data: Data) throws(SourceError) -> SourceResult {
-        var records: [Record] = []
-        var firstLineOfKey: [String: Int] = [:]
+    /// Reads every object as a typed record (NDJSON a chunk at a time); bad JSON, a mistyped value or a
+    /// repeated key fails the file.
+    public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        var keyLines = KeyLines()
         func add(_ value: JSONValue, line: Int) throws(SourceError) {
             let record = try self.record(value, line: line)
-            if let earlier = firstLineOfKey[record.key] {
+            if let earlier = keyLines.insert(record.key, line: line) {
                 throw SourceError(file: displayName, line: line, reason: "duplicate key '\(record.key)' in field '\(key)'; line \(earlier) has it too")
             }
-            firstLineOfKey[record.key] = line
-            records.append(record)
+            try emit(record)
         }
-        let bytes = Array(data)
         switch layout {
         case .lines:
-            var lineNumber = 0
-            var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            while start <= bytes.count {
-                lineNumber += 1
-                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-                let line = bytes[start..<end]
-                if line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
-                    var parser = JSONParser(bytes: Array(line), line: lineNumber)
-                    let value: JSONValue
-                    do {
-                        value = try parser.parseDocument()
-                    } catch {
-                        throw SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
-                    }
-                    try add(value, line: lineNumber)
+            try input.forEachLine { (line: UnsafeRawBufferPointer, number: Int) throws(SourceError) in
+                var bytes = line
+                if number == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = UnsafeRawBufferPointer(rebasing: bytes[3...]) }
+                guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+                var parser = JSONParser(bytes: Array(bytes), line: number)
+                let value: JSONValue
+                do throws(JSONParser.SyntaxError) {
+                    value = try parser.parseDocument()
+                } catch {
+                    throw SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
                 }
-                start = end + 1
+                try add(value, line: number)
             }
         case .array:
-            var parser = JSONParser(bytes: bytes)
+            var parser = JSONParser(bytes: Array(input.readAll()))
             do {
                 try parser.expect(UInt8(ascii: "["), "'[': the file must hold an array of objects")
                 if !parser.consume(UInt8(ascii: "]")) {
@@ -86,7 +79,7 @@ public struct JSONRecordSource: Source {
                 throw SourceError(file: displayName, reason: "\(error)")
             }
         }
-        return SourceResult(records: records)
+        return []
     }
 
     private func record(_ value: JSONValue, line: Int) throws(SourceError) -> Record {

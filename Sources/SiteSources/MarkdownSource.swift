@@ -17,8 +17,8 @@ public struct MarkdownSource: Source {
     }
 
     /// Reads the file as one record keyed by its name; undeclared front matter keys are warned about.
-    public func read(_ data: Data) throws(SourceError) -> SourceResult {
-        let text = try decodeText(data, displayName: displayName)
+    public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        let text = try decodeText(input.readAll(), displayName: displayName)
         let document = try FrontMatterDocument(parsing: text, file: displayName)
         let slug = url.deletingPathExtension().lastPathComponent
         var values: [String: FieldValue] = [:]
@@ -44,6 +44,7 @@ public struct MarkdownSource: Source {
             warnings.append(SourceError(file: displayName, line: 2,
                                         reason: "front matter keys not declared as fields are ignored: \(undeclared.joined(separator: ", "))"))
         }
-        return SourceResult(records: [Record(key: slug, line: 1, fields: values)], warnings: warnings)
+        try emit(Record(key: slug, line: 1, fields: values))
+        return warnings
     }
 }

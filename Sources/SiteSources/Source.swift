@@ -6,15 +6,29 @@ public protocol Source: Sendable {
     var url: URL { get }
     /// The file as the user names it (relative to the site root), used in every message.
     var displayName: String { get }
-    /// Reads every record from the file's bytes; a problem that makes the file unusable throws, lesser
-    /// ones come back as warnings.
-    func read(_ data: Data) throws(SourceError) -> SourceResult
+    /// Reads the records in `input`, handing each to `emit` in file order, and returns the warnings. A
+    /// problem that makes the file unusable throws, even after records were emitted: the caller keeps
+    /// none of them. Record files are read a chunk at a time, so memory does not grow with the file.
+    func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError]
 }
 
 extension Source {
+    /// Reads every record from the file's bytes.
+    public func read(_ data: Data) throws(SourceError) -> SourceResult {
+        var input = SourceInput(data: data, displayName: displayName)
+        return try collect(&input)
+    }
+
     /// Reads the file and every record in it.
     public func read() throws(SourceError) -> SourceResult {
-        try read(readData(url, displayName: displayName))
+        var input = try SourceInput(contentsOf: url, displayName: displayName)
+        return try collect(&input)
+    }
+
+    private func collect(_ input: inout SourceInput) throws(SourceError) -> SourceResult {
+        var records: [Record] = []
+        let warnings = try read(&input) { records.append($0) }
+        return SourceResult(records: records, warnings: warnings)
     }
 }
 
@@ -32,12 +46,15 @@ public struct SourceResult: Sendable {
     }
 }
 
-/// The bytes of a source file; a file that cannot be read is a `SourceError` naming it.
-func readData(_ url: URL, displayName: String) throws(SourceError) -> Data {
-    do {
-        return try Data(contentsOf: url)
-    } catch {
-        throw SourceError(file: displayName, reason: "cannot be read: \(error.localizedDescription)")
+/// Remembers the line of each key a file has given, so a repeated key names both lines.
+struct KeyLines {
+    private var lines: [String: Int] = [:]
+
+    /// Records that `key` appears at `line`; returns the earlier line when it appeared before.
+    mutating func insert(_ key: String, line: Int) -> Int? {
+        if let earlier = lines[key] { return earlier }
+        lines[key] = line
+        return nil
     }
 }
 

@@ -88,6 +88,31 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try build().sourcesRead, 0, "its new time is remembered")
     }
 
+    func testASourceTooLargeToReadWholeIsStreamedDiffedRowByRowAndKeptWhenItBreaks() throws {
+        // Over 8 MiB: hashed and parsed a chunk at a time, rows written as they are read.
+        let padding = String(repeating: "word ", count: 60)
+        func people(_ count: Int, renamed: Int? = nil, broken: Int? = nil) -> String {
+            (0..<count).map { index in
+                if index == broken { return "{\"id\": \"p\(index)\", " }
+                return "{\"id\": \"p\(index)\", \"name\": \"\(index == renamed ? "Renamed" : "Person \(index)") \(padding)\"}"
+            }.joined(separator: "\n") + "\n"
+        }
+        let large = people(30_000)
+        XCTAssertGreaterThan(large.utf8.count, 8 << 20)
+        try write("data/people.ndjson", large)
+        XCTAssertEqual(try build().rowsInserted, 3 + 30_000 + 2)
+        try write("data/people.ndjson", people(30_000, renamed: 29_999))
+        XCTAssertEqual(changes(try build()), [0, 1, 0])
+        try write("data/people.ndjson", people(30_000, renamed: 29_999, broken: 20_000))
+        let failed = try build()
+        XCTAssertEqual(failed.problems.map(\.description), ["data/people.ndjson:20001:18: not valid JSON: the text ends inside an object"])
+        XCTAssertEqual(changes(failed), [0, 0, 0], "rows written before the bad line are rolled back")
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        XCTAssertEqual(try store.rowCount(of: "people"), 30_000)
+        let name = try store.database.fetchValue("SELECT name FROM people WHERE _key = 'p29999'")?.stringValue
+        XCTAssertEqual(name, "Renamed " + padding, "the last good load's rows stay")
+    }
+
     func testABadFileKeepsItsRowsIsRetriedAndTheOthersStillLoad() throws {
         _ = try build()
         try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,\"Beta,2024-02-01\n")

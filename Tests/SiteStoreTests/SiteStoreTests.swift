@@ -1,3 +1,4 @@
+import Foundation
 import SiteStore
 import XCTest
 
@@ -7,6 +8,21 @@ final class SiteStoreTests: XCTestCase {
     private func row(_ key: String, _ name: String, _ state: String, hash: Int64? = nil) -> StoredRow {
         StoredRow(key: key, line: 1, contentHash: hash ?? Int64(truncatingIfNeeded: (name + state).hashValue),
                   values: [.text(name), .text(state)])
+    }
+
+    func testABulkWriteCommitsThroughARollbackJournalAndTheStoreReturnsToTheLog() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-bulk-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let store = try SiteStore(path: path)
+        try store.prepareTable(schema)
+        let changes = try store.bulkWriting {
+            XCTAssertEqual(try store.database.fetchValue("PRAGMA journal_mode")?.stringValue, "delete")
+            return try store.transaction { try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA")]) }
+        }
+        XCTAssertEqual(changes.tables["banks"]?.inserted.count, 1)
+        XCTAssertEqual(try store.database.fetchValue("PRAGMA journal_mode")?.stringValue, "wal")
+        XCTAssertEqual(try SiteStore(path: path).rowCount(of: "banks"), 1, "another connection sees the committed row")
     }
 
     func testReplacingRowsReportsInsertsUpdatesAndDeletesAndNothingForUnchangedRows() throws {

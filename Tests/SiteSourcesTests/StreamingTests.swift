@@ -1,0 +1,124 @@
+import Foundation
+import SiteSources
+import XCTest
+
+/// Record files are read a chunk at a time: whatever the chunk boundaries, the hash, the lines and the
+/// rows must be what reading the whole file gives.
+final class StreamingTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Splits `bytes` at random places (seeded), as chunked reads would.
+    private func randomPieces(_ bytes: [UInt8], seed: UInt64) -> [[UInt8]] {
+        var generator = SplitMix(seed: seed)
+        var pieces: [[UInt8]] = []
+        var start = 0
+        while start < bytes.count {
+            let length = Int(generator.next() % 40)
+            let end = min(bytes.count, start + length)
+            pieces.append(Array(bytes[start..<end]))
+            start = end
+        }
+        return pieces
+    }
+
+    func testTheContentHashDoesNotDependOnHowTheBytesAreSplit() {
+        let bytes = (0..<1_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 7) }
+        var whole = ContentHash()
+        whole.combine(bytes: Data(bytes))
+        for seed in 1...50 as ClosedRange<UInt64> {
+            var pieced = ContentHash()
+            for piece in randomPieces(bytes, seed: seed) { piece.withUnsafeBytes { pieced.combine(bytes: $0) } }
+            XCTAssertEqual(pieced.value, whole.value, "seed \(seed)")
+        }
+        var shorter = ContentHash()
+        shorter.combine(bytes: Data(bytes.dropLast()))
+        XCTAssertNotEqual(shorter.value, whole.value)
+        var changed = bytes
+        changed[500] ^= 1
+        var other = ContentHash()
+        other.combine(bytes: Data(changed))
+        XCTAssertNotEqual(other.value, whole.value, "one flipped bit changes the hash")
+        XCTAssertNotEqual(ContentHash.of("ab") , { var h = ContentHash(); h.combine("a"); h.combine("b"); return h.signed }())
+    }
+
+    func testLinesSpanningChunksComeWholeWithTheirNumbersAndTheLastNeedsNoNewline() throws {
+        let long = String(repeating: "x", count: SourceInput.chunkSize * 2 + 17)
+        let text = "first\n\(long)\n\nlast"
+        let url = folder.appendingPathComponent("lines.txt")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        var input = try SourceInput(contentsOf: url, displayName: "lines.txt")
+        var lines: [(String, Int)] = []
+        input.forEachLine { line, number in lines.append((String(decoding: line, as: UTF8.self), number)) }
+        XCTAssertEqual(lines.map(\.0), ["first", long, "", "last"])
+        XCTAssertEqual(lines.map(\.1), [1, 2, 3, 4])
+        XCTAssertEqual(input.bytesRead, Int64(text.utf8.count))
+        var whole = ContentHash()
+        whole.combine(bytes: Data(text.utf8))
+        XCTAssertEqual(input.hash.value, whole.value, "the streamed hash is the whole file's")
+    }
+
+    func testCSVFedInPiecesOfAnySizeGivesTheRowsOfTheWholeText() throws {
+        let text = "\u{FEFF}name,notes\r\n\"Farmers & Merchants, Inc.\",\"said \"\"hi\"\"\nand left\"\r\nBeta,plain\n\"\",\"\"\"\"\nZ,\"é\"\n"
+        let expected = try CSVReader(file: "a.csv").read(text)
+        XCTAssertEqual(expected.rows.count, 4)
+        for seed in 1...200 as ClosedRange<UInt64> {
+            var reader = CSVReader(file: "a.csv")
+            var rows: [CSVReader.Row] = []
+            for piece in randomPieces(Array(text.utf8), seed: seed) {
+                try piece.withUnsafeBytes { buffer in try reader.feed(buffer) { rows.append($0) } }
+            }
+            try reader.finish { rows.append($0) }
+            XCTAssertEqual(CSVReader.columnNames(rows[0]), expected.header, "seed \(seed)")
+            XCTAssertEqual(Array(rows.dropFirst()), expected.rows, "seed \(seed)")
+        }
+    }
+
+    func testACSVFieldThatIsNotUTF8IsAnErrorAtItsLine() {
+        var bytes = Array("a,b\n1,2\n3,".utf8)
+        bytes += [0xC3, 0x28, 0x0A]
+        XCTAssertThrowsError(try CSVSource(url: folder.appendingPathComponent("x.csv"), displayName: "x.csv", key: "a",
+                                           fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "x.csv:3: a field is not UTF-8 text; save the file as UTF-8")
+        }
+    }
+
+    func testNDJSONLargerThanAChunkIsReadRecordByRecord() throws {
+        let url = folder.appendingPathComponent("big.ndjson")
+        let body = String(repeating: "lorem ipsum ", count: 100)
+        var text = ""
+        for index in 0..<3_000 { text += "{\"id\": \"r\(index)\", \"body\": \"\(body)\\n\(index)\"}\n" }
+        XCTAssertGreaterThan(text.utf8.count, SourceInput.chunkSize * 3)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let source = JSONRecordSource(url: url, displayName: "big.ndjson", layout: .lines, key: "id", fields: [("id", .text), ("body", .text)])
+        var input = try SourceInput(contentsOf: url, displayName: "big.ndjson")
+        var count = 0
+        _ = try source.read(&input) { record in
+            XCTAssertEqual(record.line, count + 1)
+            XCTAssertEqual(record.fields["body"], .text(body + "\n\(count)"))
+            count += 1
+        }
+        XCTAssertEqual(count, 3_000)
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a failing split can be replayed from its seed.
+struct SplitMix: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
