@@ -47,6 +47,8 @@ let package = Package(
         .executableTarget(name: "ControllerBenchmark", dependencies: ["ResultsController", "SiteStore"],
                           path: "Benchmarks/ControllerBenchmark"),
 
+        .executableTarget(name: "LoadBenchmark", dependencies: ["SiteBuild", "SiteSources", "SiteStore"], path: "Benchmarks/LoadBenchmark"),
+
         // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
         .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
 

@@ -92,39 +92,38 @@ struct CollectionLoader {
             }
             outcome.sourcesRead += 1
             do {
-                var input: SourceInput
-                let sameBytes: Bool
+                let source = source(for: collection, file: file.path)
+                var warnings: [SourceError] = []
                 if fingerprint.size <= Self.wholeFileLimit {
                     // Read once: the bytes are hashed, then parsed.
                     let data = try readWhole(file)
                     var hash = ContentHash()
                     hash.combine(bytes: data)
-                    sameBytes = previous.map { $0.succeeded && $0.hash == hash.signed } ?? false
-                    input = SourceInput(data: data, displayName: file.path)
+                    if let previous, previous.succeeded, previous.hash == hash.signed {
+                        try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: previous.hash, into: &outcome)
+                        continue
+                    }
+                    var input = SourceInput(data: data, displayName: file.path)
+                    changes.merge(try store.replaceRows(of: file.path, in: schema) { rows in
+                        warnings = try Self.read(source, from: &input, into: rows, schema: schema)
+                    })
+                    fingerprint.hash = hash.signed
                 } else {
                     // Too large to hold: a file of the same size may only have been touched, which one
                     // hashing pass (no parsing, no store) tells; else it is streamed through the parser.
-                    if let previous, previous.succeeded, previous.size == fingerprint.size {
-                        sameBytes = try hash(of: file) == previous.hash
-                    } else {
-                        sameBytes = false
+                    if let previous, previous.succeeded, previous.size == fingerprint.size, try hash(of: file) == previous.hash {
+                        try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: previous.hash, into: &outcome)
+                        continue
                     }
-                    input = try SourceInput(contentsOf: file.url, displayName: file.path)
+                    var hash: Int64 = 0
+                    changes.merge(try store.replaceRows(of: file.path, in: schema) { rows in
+                        let result = try RowPipeline.load(source, from: file.url, into: rows, schema: schema)
+                        warnings = result.warnings
+                        hash = result.hash
+                    })
+                    fingerprint.hash = hash
                 }
-                if sameBytes, let previous {
-                    // Touched but identical bytes: nothing to parse; remember the new time.
-                    fingerprint.hash = previous.hash
-                    try store.recordSourceStatus(file.path, collection: collection.name, failure: nil, fingerprint: fingerprint)
-                    outcome.sourcesUnchanged += 1
-                    continue
-                }
-                let source = source(for: collection, file: file.path)
-                var warnings: [SourceError] = []
-                changes.merge(try store.replaceRows(of: file.path, in: schema) { rows in
-                    warnings = try Self.read(source, from: &input, into: rows, schema: schema)
-                })
                 outcome.warnings += warnings
-                fingerprint.hash = input.hash.signed
                 try store.recordSourceStatus(file.path, collection: collection.name, failure: nil, fingerprint: fingerprint)
             } catch let error as SourceError {
                 outcome.problems.append(error)
@@ -143,6 +142,16 @@ struct CollectionLoader {
         }
         changes.merge(try store.deleteRows(ofSourcesOtherThan: Set(plan.files.map(\.path)), in: schema))
         outcome.changeset.merge(changes)
+    }
+
+    /// Touched but identical bytes: nothing to parse; the new time is remembered.
+    private func recordTouched(_ path: String, collection: String, fingerprint: SiteStore.SourceFingerprint, hash: Int64,
+                               into outcome: inout Outcome) throws
+    {
+        var fingerprint = fingerprint
+        fingerprint.hash = hash
+        try store.recordSourceStatus(path, collection: collection, failure: nil, fingerprint: fingerprint)
+        outcome.sourcesUnchanged += 1
     }
 
     /// Streams `source`'s records into `rows`; returns the source's warnings. A row the store refuses (a
@@ -183,13 +192,13 @@ struct CollectionLoader {
         return input.hash.signed
     }
 
-    /// Size and modification time of `url` (the hash is filled in once the file is read).
+    /// Size and modification time of `url`, through symbolic links (a linked data file that changes is a
+    /// changed source); the hash is filled in once the file is read.
     static func statFingerprint(_ url: URL) -> SiteStore.SourceFingerprint? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-            let size = (attributes[.size] as? NSNumber)?.int64Value,
-            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970
-        else { return nil }
-        return SiteStore.SourceFingerprint(size: size, modified: modified, hash: 0, succeeded: true)
+        var status = stat()
+        guard stat(url.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        return SiteStore.SourceFingerprint(size: Int64(status.st_size), modified: modified, hash: 0, succeeded: true)
     }
 
     private func source(for collection: CollectionConfig, file: String) -> any Source {

@@ -31,12 +31,7 @@ public struct SiteBuilder {
     public func build() throws -> BuildSummary {
         var summary = BuildSummary()
         var clock = StageClock()
-        let config: SiteConfig
-        do {
-            config = try SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")
-        } catch {
-            throw BuildError.config(error)
-        }
+        let config = try readConfig()
         let templates: TemplateSet
         do {
             templates = try TemplateSet(directory: root.appendingPathComponent("Templates"))
@@ -45,18 +40,7 @@ public struct SiteBuilder {
         }
         let store = try SiteStore(path: storePath.path)
         clock.lap("config", into: &summary)
-
-        let loaded = try CollectionLoader(root: root, config: config, store: store).load()
-        summary.problems += loaded.problems
-        summary.warnings += loaded.warnings
-        summary.sourcesRead = loaded.sourcesRead
-        summary.sourcesUnchanged = loaded.sourcesUnchanged
-        // Records only: the rows of list join tables are not records.
-        for (table, changes) in loaded.changeset.tables where config.collection(named: table) != nil {
-            summary.rowsInserted += changes.inserted.count
-            summary.rowsUpdated += changes.updated.count
-            summary.rowsDeleted += changes.deleted.count
-        }
+        try load(config: config, store: store, into: &summary)
         clock.lap("load", into: &summary)
 
         let writer = OutputWriter(root: outputDirectory)
@@ -81,6 +65,43 @@ public struct SiteBuilder {
         summary.pagesUnchanged = writer.unchanged
         clock.lap("write", into: &summary)
         return summary
+    }
+}
+
+extension SiteBuilder {
+    /// Loads the site's sources into the store and renders nothing: the first stage of `build()`, for
+    /// tools and benchmarks that want the store alone.
+    public func loadSources() throws -> BuildSummary {
+        var summary = BuildSummary()
+        var clock = StageClock()
+        let config = try readConfig()
+        let store = try SiteStore(path: storePath.path)
+        clock.lap("config", into: &summary)
+        try load(config: config, store: store, into: &summary)
+        clock.lap("load", into: &summary)
+        return summary
+    }
+
+    func readConfig() throws -> SiteConfig {
+        do {
+            return try SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")
+        } catch {
+            throw BuildError.config(error)
+        }
+    }
+
+    func load(config: SiteConfig, store: SiteStore, into summary: inout BuildSummary) throws {
+        let loaded = try CollectionLoader(root: root, config: config, store: store).load()
+        summary.problems += loaded.problems
+        summary.warnings += loaded.warnings
+        summary.sourcesRead = loaded.sourcesRead
+        summary.sourcesUnchanged = loaded.sourcesUnchanged
+        // Records only: the rows of list join tables are not records.
+        for (table, changes) in loaded.changeset.tables where config.collection(named: table) != nil {
+            summary.rowsInserted += changes.inserted.count
+            summary.rowsUpdated += changes.updated.count
+            summary.rowsDeleted += changes.deleted.count
+        }
     }
 }
 

@@ -5,7 +5,12 @@ import SiteSources
 enum StoredList {
     /// The column text for `items`.
     static func encode(_ items: [String]) -> String {
-        JSONValue.array(items.map(JSONValue.string)).serialized(pretty: false)
+        // Every list of every record passes here: plain items (the usual tags) skip the JSON writer.
+        let plain = items.allSatisfy { item in
+            item.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        }
+        guard plain else { return JSONValue.array(items.map(JSONValue.string)).serialized(pretty: false) }
+        return "[" + items.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]"
     }
 
     /// The items a column text holds; none when it is not such an array.

@@ -7,7 +7,7 @@ import Foundation
 public enum FeedDate {
     /// The instant `text` names, or `nil` when it is not a date sitegen recognises.
     public static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(text.trimmingBlanks(newlines: true))
         guard let first = trimmed.first else { return nil }
         return first.isNumber && trimmed.count >= 10 && trimmed.dropFirst(4).first == "-"
             ? parseRFC3339(trimmed) : parseRFC822(trimmed)
@@ -19,8 +19,9 @@ public enum FeedDate {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day,
-                      secondOfDay / 3600, secondOfDay % 3600 / 60, secondOfDay % 60)
+        return zeroPadded(Int(year), width: 4) + "-" + zeroPadded(Int(month), width: 2) + "-" + zeroPadded(Int(day), width: 2)
+            + "T" + zeroPadded(Int(secondOfDay / 3600), width: 2) + ":" + zeroPadded(Int(secondOfDay % 3600 / 60), width: 2)
+            + ":" + zeroPadded(Int(secondOfDay % 60), width: 2) + "Z"
     }
 
     /// The month number (1–12) of an English month name or abbreviation.
@@ -69,7 +70,7 @@ public enum FeedDate {
         }
         var offset = 0
         if index < scalars.count {
-            let zone = String(decoding: scalars[index...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            let zone = String(String(decoding: scalars[index...], as: UTF8.self).trimmingBlanks())
             guard let parsed = zoneOffset(zone) else { return nil }
             offset = parsed
         }

@@ -11,12 +11,12 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
         // Blank is null; found without trimming (a body of kilobytes stops at its first character).
         if raw.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) { return .null }
         if self == .text { return .text(raw) }
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(raw.trimmingBlanks())
         switch self {
         case .text:
             return .text(raw)
         case .list:
-            return .list(raw.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            return .list(raw.split(separator: ";").map { String($0.trimmingBlanks()) }.filter { !$0.isEmpty })
         case .integer:
             guard let number = Int64(trimmed.replacingOccurrences(of: ",", with: "")) else {
                 throw FieldTypeMismatch(expected: "an integer", found: raw)
@@ -88,7 +88,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
 
     /// `YYYY-MM-DD`, which sorts in date order as text.
     public var iso8601: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        zeroPadded(year, width: 4) + "-" + zeroPadded(month, width: 2) + "-" + zeroPadded(day, width: 2)
     }
 
     public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {

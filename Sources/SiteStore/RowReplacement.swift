@@ -13,7 +13,7 @@ public final class RowReplacement {
     private let insert: Statement
     private let update: Statement
     private var changes = Changeset.TableChanges()
-    private var joinChanges: [String: Changeset.TableChanges] = [:]
+    private let lists: ListItemWriter
     private var arguments: [DatabaseValue] = []
 
     init(store: SiteStore, source: String, schema: CollectionSchema) throws {
@@ -35,6 +35,7 @@ public final class RowReplacement {
         update = try database.cachedStatement(
             "UPDATE \(table) SET _line = ?, _hash = ?" + names.map { ", \($0) = ?" }.joined() + " WHERE _id = ?")
         arguments.reserveCapacity(names.count + 5)
+        lists = try ListItemWriter(database: database, schema: schema)
     }
 
     /// Stores `row`: inserted when its key is new, updated when its content hash changed, else untouched.
@@ -51,7 +52,7 @@ public final class RowReplacement {
             arguments.append(.integer(old.id))
             try update.execute(arguments)
             changes.updated.insert(old.id)
-            try store.replaceListItems(of: old.id, with: row.lists, in: schema, isNew: false, changes: &joinChanges)
+            try lists.replaceItems(of: old.id, with: row.lists, isNew: false)
             return
         }
         arguments.removeAll(keepingCapacity: true)
@@ -66,7 +67,7 @@ public final class RowReplacement {
         }
         let id = database.lastInsertedRowID
         changes.inserted.insert(id)
-        try store.replaceListItems(of: id, with: row.lists, in: schema, isNew: true, changes: &joinChanges)
+        try lists.replaceItems(of: id, with: row.lists, isNew: true)
     }
 
     /// Deletes the rows the source no longer yields; returns every change made.
@@ -74,7 +75,7 @@ public final class RowReplacement {
         let delete = try store.database.cachedStatement("DELETE FROM \(table) WHERE _id = ?")
         // By id, so the order of deletes (and of the changes reported) does not depend on hashing.
         for id in existing.values.map(\.id).sorted() {
-            try store.replaceListItems(of: id, with: [:], in: schema, isNew: false, changes: &joinChanges)
+            try lists.replaceItems(of: id, with: [:], isNew: false)
             try delete.execute([.integer(id)])
             changes.deleted.insert(id)
         }
@@ -82,7 +83,7 @@ public final class RowReplacement {
         // Every source with rows is named in the sources table, which is how removed files are found.
         try store.database.execute("INSERT OR IGNORE INTO sitegen_sources (path, collection, status) VALUES (?, ?, 'ok')",
                                    [.text(source), .text(schema.table)])
-        return Changeset(tables: joinChanges.merging([schema.table: changes]) { $1 })
+        return Changeset(tables: lists.changes.merging([schema.table: changes]) { $1 })
     }
 }
 
@@ -101,6 +102,55 @@ extension SiteStore {
             let replacement = try RowReplacement(store: self, source: source, schema: schema)
             try body(replacement)
             return try replacement.finish()
+        }
+    }
+}
+
+/// Keeps a collection's list join tables (`<table>__<column>`: record, position, value) in step with its
+/// rows, through statements prepared once per load rather than looked up by their SQL for every row.
+final class ListItemWriter {
+    private struct JoinTable {
+        let name: String
+        let column: String
+        let select: Statement
+        let delete: Statement
+        let insert: Statement
+    }
+
+    private let database: Database
+    private let tables: [JoinTable]
+    /// The join-table rows inserted and deleted so far, by table.
+    private(set) var changes: [String: Changeset.TableChanges] = [:]
+
+    init(database: Database, schema: CollectionSchema) throws {
+        self.database = database
+        tables = try schema.listColumns.map { column in
+            let name = CollectionSchema.listTable(schema.table, column)
+            let quoted = quoteIdentifier(name)
+            return JoinTable(
+                name: name, column: column,
+                select: try database.cachedStatement("SELECT _id FROM \(quoted) WHERE record_id = ?"),
+                delete: try database.cachedStatement("DELETE FROM \(quoted) WHERE record_id = ?"),
+                insert: try database.cachedStatement("INSERT INTO \(quoted) (record_id, position, value) VALUES (?, ?, ?)"))
+        }
+    }
+
+    /// Makes record `id`'s items those of `lists` (an absent list empties it); a new record has none to remove.
+    func replaceItems(of id: Int64, with lists: [String: [String]], isNew: Bool) throws {
+        for table in tables {
+            if !isNew {
+                var deleted: [Int64] = []
+                try table.select.forEachRow([.integer(id)]) { deleted.append($0.int64(at: 0)) }
+                if !deleted.isEmpty {
+                    changes[table.name, default: .init()].deleted.formUnion(deleted)
+                    try table.delete.execute([.integer(id)])
+                }
+            }
+            guard let items = lists[table.column], !items.isEmpty else { continue }
+            for (position, value) in items.enumerated() {
+                try table.insert.execute([.integer(id), .integer(Int64(position)), .text(value)])
+                changes[table.name, default: .init()].inserted.insert(database.lastInsertedRowID)
+            }
         }
     }
 }

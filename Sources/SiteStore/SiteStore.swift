@@ -38,7 +38,14 @@ public final class SiteStore {
     /// keeps the log in use, the switch is not made and `body` runs as usual.
     public func bulkWriting<T>(_ body: () throws -> T) throws -> T {
         let switched = (try? database.fetchValue("PRAGMA journal_mode = DELETE")?.stringValue) == "delete"
-        defer { if switched { _ = try? database.fetchValue("PRAGMA journal_mode = WAL") } }
+        // Rows arrive in file order, but the listings' sort indexes and the list join tables' value index
+        // are written all over: past a few hundred thousand rows their pages no longer fit the default
+        // 2 MB cache, and each insert goes back to the kernel for them.
+        try database.execute("PRAGMA cache_size = -65536")
+        defer {
+            if switched { _ = try? database.fetchValue("PRAGMA journal_mode = WAL") }
+            try? database.execute("PRAGMA cache_size = -2000")
+        }
         return try body()
     }
 
@@ -71,36 +78,12 @@ public final class SiteStore {
         }
     }
 
-    /// Replaces `record`'s items in each list join table (an absent list empties it); a new record has none
-    /// to remove.
-    func replaceListItems(of id: Int64, with lists: [String: [String]], in schema: CollectionSchema, isNew: Bool,
-                          changes: inout [String: Changeset.TableChanges]) throws
-    {
-        for column in schema.listColumns {
-            let join = CollectionSchema.listTable(schema.table, column)
-            let quoted = quoteIdentifier(join)
-            if !isNew {
-                try database.cachedStatement("SELECT _id FROM \(quoted) WHERE record_id = ?").forEachRow([.integer(id)]) {
-                    changes[join, default: .init()].deleted.insert($0.int64(at: 0))
-                }
-                try database.execute("DELETE FROM \(quoted) WHERE record_id = ?", [.integer(id)])
-            }
-            let items = lists[column] ?? []
-            guard !items.isEmpty else { continue }
-            let insert = try database.cachedStatement("INSERT INTO \(quoted) (record_id, position, value) VALUES (?, ?, ?)")
-            for (position, value) in items.enumerated() {
-                try insert.execute([.integer(id), .integer(Int64(position)), .text(value)])
-                changes[join, default: .init()].inserted.insert(database.lastInsertedRowID)
-            }
-        }
-    }
-
     /// Deletes the rows of every source of the collection not in `sources` (files that were removed),
     /// with their list items.
     public func deleteRows(ofSourcesOtherThan sources: Set<String>, in schema: CollectionSchema) throws -> Changeset {
         let table = quoteIdentifier(schema.table)
         var changes = Changeset.TableChanges()
-        var joinChanges: [String: Changeset.TableChanges] = [:]
+        let lists = try ListItemWriter(database: database, schema: schema)
         var stale: [String] = []
         // The sources table names every file that gave rows (a scan of the collection would cost O(rows)).
         try database.cachedStatement("SELECT path FROM sitegen_sources WHERE collection = ? ORDER BY path")
@@ -113,13 +96,13 @@ public final class SiteStore {
                 ids.append($0.int64(at: 0))
             }
             for id in ids {
-                try replaceListItems(of: id, with: [:], in: schema, isNew: false, changes: &joinChanges)
+                try lists.replaceItems(of: id, with: [:], isNew: false)
                 changes.deleted.insert(id)
             }
             try database.execute("DELETE FROM \(table) WHERE _source = ?", [.text(source)])
             try database.execute("DELETE FROM sitegen_sources WHERE path = ?", [.text(source)])
         }
-        return Changeset(tables: joinChanges.merging([schema.table: changes]) { $1 })
+        return Changeset(tables: lists.changes.merging([schema.table: changes]) { $1 })
     }
 
     /// What the store knows of a source file from its last load.

@@ -111,6 +111,15 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try store.rowCount(of: "people"), 30_000)
         let name = try store.database.fetchValue("SELECT name FROM people WHERE _key = 'p29999'")?.stringValue
         XCTAssertEqual(name, "Renamed " + padding, "the last good load's rows stay")
+
+        // A key another file holds stops the writer mid-stream; the reader thread is stopped with it.
+        try write("data/a.ndjson", "{\"id\": \"p30000\", \"name\": \"Elsewhere\"}\n")
+        try write("data/people.ndjson", people(30_001))
+        let clash = try build()
+        XCTAssertEqual(clash.problems.map(\.description), [
+            "data/people.ndjson:30001: key 'p30000' is already used in collection 'people' by data/a.ndjson; keys must be unique across a collection's sources",
+        ])
+        XCTAssertEqual(try store.rowCount(of: "people"), 30_001)
     }
 
     func testABadFileKeepsItsRowsIsRetriedAndTheOthersStillLoad() throws {
