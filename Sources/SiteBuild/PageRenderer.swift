@@ -38,12 +38,14 @@ struct PageRenderer {
         let controller = try fetch(listing.name, FetchRequest(
             table: listing.from, idColumn: "_id", filter: listing.filter,
             sortDescriptors: listing.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) },
-            relationships: collection.joins, prefetchedRelationships: collection.relationships.map(\.field),
+            relationships: collection.joins, prefetchedRelationships: collection.toOneRelationships.map(\.field),
             batchSize: listing.pageSize))
         let paginator = Paginator(rowCount: controller.fetchedIDs.count, pageSize: listing.pageSize, basePath: listing.path)
         let link = { (page: Int) in presenter.url(paginator.path(ofPage: page)) }
         for number in 1...paginator.pageCount {
-            let items = try controller.objects(in: paginator.rows(onPage: number)).map(presenter.context)
+            let rows = try controller.objects(in: paginator.rows(onPage: number))
+            let related = try RelatedRecords(database: database, collection: collection).fetch(for: rows)
+            let items = rows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
             var pagination: [String: Any] = [
                 "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
                 "first": link(1), "last": link(paginator.pageCount),
@@ -71,7 +73,7 @@ struct PageRenderer {
         let sort = primary?.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) } ?? [SortDescriptor(key: "_key")]
         let controller = try fetch(primary?.name ?? collection.name, FetchRequest(
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
-            prefetchedRelationships: collection.relationships.map(\.field), batchSize: 100))
+            prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100))
         let count = controller.fetchedIDs.count
         var owners: [String: String] = [:]
         var problems: [SourceError] = []
@@ -89,7 +91,9 @@ struct PageRenderer {
             owners[path] = key
             var context: [String: Any] = [
                 "site": site, "nav": navigation, "pageTitle": presenter.title(row),
-                "record": presenter.context(row), "title": presenter.title(row),
+                "record": presenter.context(row, related: try RelatedRecords(database: database, collection: collection)
+                    .fetch(for: [row]).values.first ?? [:]),
+                "title": presenter.title(row),
             ]
             if let field = detail.bodyField, let text = row[field]?.stringValue {
                 context["body"] = body.html(text, format: detail.bodyFormat)

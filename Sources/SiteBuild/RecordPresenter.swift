@@ -22,8 +22,9 @@ struct RecordPresenter {
         return row[field]?.stringValue ?? row["_key"]?.stringValue ?? ""
     }
 
-    /// The row as a template context: every non-null field by name, plus `key`, `title` and `url`.
-    func context(_ row: Row) -> [String: Any] {
+    /// The row as a template context: every non-null field by name, plus `key`, `title` and `url`; a
+    /// to-many relationship's field holds its related records (`related`, by field), in the list's order.
+    func context(_ row: Row, related: [String: [Row]] = [:]) -> [String: Any] {
         var context: [String: Any] = [:]
         for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") && !column.contains(".") {
             guard let text = value.stringValue else { continue }
@@ -39,7 +40,13 @@ struct RecordPresenter {
         context["title"] = title(row)
         if let path = detailPath(row) { context["url"] = url(path) }
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
-        for relationship in collection.relationships {
+        for relationship in collection.relationships where relationship.toMany {
+            guard let target = config.collection(named: relationship.target) else { continue }
+            let presenter = RecordPresenter(collection: target, config: config)
+            let records = (related[relationship.field] ?? []).map { presenter.context($0) }
+            context[relationship.field] = records.isEmpty ? nil : records
+        }
+        for relationship in collection.toOneRelationships {
             let prefix = relationship.field + "."
             let columns = row.columns.indices.filter { row.columns[$0].hasPrefix(prefix) }
             guard let target = config.collection(named: relationship.target), !columns.isEmpty,

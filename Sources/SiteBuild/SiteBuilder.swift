@@ -102,6 +102,31 @@ extension SiteBuilder {
             summary.rowsUpdated += changes.updated.count
             summary.rowsDeleted += changes.deleted.count
         }
+        summary.warnings += try danglingReferences(config: config, store: store, changed: Set(loaded.changeset.tables.keys))
+    }
+
+    /// Warns about keys in relationship fields that name no record, for the collections whose rows, or
+    /// whose related collections' rows, this load changed (a reference breaks from either side).
+    private func danglingReferences(config: SiteConfig, store: SiteStore, changed: Set<String>) throws -> [SourceError] {
+        let limit = 10
+        var warnings: [SourceError] = []
+        for collection in config.collections where !collection.relationships.isEmpty {
+            let touched = changed.contains(collection.name) || collection.relationships.contains {
+                changed.contains($0.target) || changed.contains(CollectionSchema.listTable(collection.name, $0.field))
+            }
+            guard touched else { continue }
+            let found = try RelatedRecords(database: store.database, collection: collection).danglingKeys(limit: limit + 1)
+            for reference in found.prefix(limit) {
+                let target = collection.relationships.first { $0.field == reference.field }?.target ?? ""
+                warnings.append(SourceError(file: reference.source, line: reference.line, reason:
+                    "record '\(reference.key)': \(reference.field) '\(reference.missing)' is not a key of '\(target)'; templates see no record for it"))
+            }
+            if found.count > limit {
+                warnings.append(SourceError(file: "sitegen.yml", reason:
+                    "collection '\(collection.name)': more records refer to missing keys; only the first \(limit) are listed"))
+            }
+        }
+        return warnings
     }
 }
 

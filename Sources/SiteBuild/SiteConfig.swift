@@ -213,21 +213,25 @@ public struct CollectionConfig: Sendable {
                 guard let type = fields.first(where: { $0.0 == field })?.1 else {
                     throw reader.error(fieldNode, "'\(field)' is not a field of '\(name)'; a relationship names the field holding another collection's key")
                 }
-                guard type != .list else {
-                    throw reader.error(fieldNode, "'\(field)' is a list; relationships are to-one (one key per record)")
-                }
+                // A list of keys is a to-many relationship: its join table pairs each record with each key.
                 relationships.append((field, try reader.string(targetNode, "the collection '\(field)' refers to"),
-                                      targetNode.mark?.line, targetNode.mark?.column))
+                                      type == .list, targetNode.mark?.line, targetNode.mark?.column))
             }
         }
     }
 
-    /// To-one relationships: the field holding the key, the collection it refers to, and where it was declared.
-    var relationships: [(field: String, target: String, line: Int?, column: Int?)] = []
+    /// Relationships: the field holding the key (to-one) or keys (a list field: to-many), the collection
+    /// it refers to, and where it was declared.
+    var relationships: [(field: String, target: String, toMany: Bool, line: Int?, column: Int?)] = []
 
-    /// The relationships as results-controller joins: `field.column` reaches the related record's column.
+    /// The to-one relationships, which results controllers join: `field.column` reaches the related record's column.
+    var toOneRelationships: [(field: String, target: String, toMany: Bool, line: Int?, column: Int?)] {
+        relationships.filter { !$0.toMany }
+    }
+
+    /// The to-one relationships as results-controller joins.
     var joins: [Relationship] {
-        relationships.map { Relationship(name: $0.field, table: $0.target, foreignKey: $0.field, targetKey: "_key") }
+        toOneRelationships.map { Relationship(name: $0.field, table: $0.target, foreignKey: $0.field, targetKey: "_key") }
     }
 
     /// Whether `name` is a field (or the key pseudo-field) of this collection.
@@ -334,6 +338,9 @@ public struct ListingConfig: Sendable {
                         let name = String(field[..<dot]), column = String(field[field.index(after: dot)...])
                         guard let relationship = collection.relationships.first(where: { $0.field == name }) else {
                             throw reader.error(value, "cannot sort on '\(field)': '\(name)' is not a relationship of '\(collection.name)'")
+                        }
+                        guard !relationship.toMany else {
+                            throw reader.error(value, "cannot sort on '\(field)': '\(name)' relates each record to several; sort through a to-one relationship")
                         }
                         guard let target = collections.first(where: { $0.name == relationship.target }), target.hasField(column) else {
                             throw reader.error(value, "cannot sort on '\(field)': '\(column)' is not a field of '\(relationship.target)'")

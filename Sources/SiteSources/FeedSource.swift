@@ -13,32 +13,47 @@ public struct FeedSource: Source {
         self.displayName = displayName
     }
 
-    /// Reads every item as a record; a repeated id keeps the first item and warns.
+    /// Reads every item as a record; a repeated id keeps the first item and warns. A feed file is parsed
+    /// as it is read (after one pass that checks its encoding), so its items are never all in memory.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
-        let document = try FeedParser(file: displayName).parse(input.readAll())
-        var warnings = document.warnings
+        var warnings: [SourceError] = []
         var seen: [String: Int] = [:]
-        for item in document.items {
+        func add(_ item: FeedItem) throws(SourceError) {
             if let earlier = seen[item.id] {
                 warnings.append(SourceError(file: displayName, line: item.line,
                                             reason: "item id '\(item.id)' repeats the item at line \(earlier); the first one is kept"))
-                continue
+                return
             }
             seen[item.id] = item.line
-            func text(_ value: String?) -> FieldValue { value.map(FieldValue.text) ?? .null }
-            try emit(Record(key: item.id, line: item.line, fields: [
-                "title": text(item.title),
-                "link": text(item.link),
-                "published": text(item.published.map(FeedDate.rfc3339)),
-                "updated": text(item.updated.map(FeedDate.rfc3339)),
-                "author": text(item.author),
-                "summary": text(item.summary),
-                "content": text(item.content),
-                "categories": .list(item.categories),
-                "slug": .text(Self.slugSource(item)),
-            ]))
+            try emit(Self.record(item))
         }
-        return warnings
+        let document: FeedDocument
+        if let data = input.dataInMemory {
+            _ = input.readAll()
+            document = try FeedParser(file: displayName).parse(data)
+            for item in document.items { try add(item) }
+        } else {
+            var prescan = FeedPrescan()
+            input.forEachChunk { prescan.feed($0) }
+            document = try FeedParser(file: displayName).parse(contentsOf: url, prescan: prescan, emit: add)
+        }
+        // The document's own warnings come first, in line order, then the repeated ids.
+        return document.warnings + warnings
+    }
+
+    static func record(_ item: FeedItem) -> Record {
+        func text(_ value: String?) -> FieldValue { value.map(FieldValue.text) ?? .null }
+        return Record(key: item.id, line: item.line, fields: [
+            "title": text(item.title),
+            "link": text(item.link),
+            "published": text(item.published.map(FeedDate.rfc3339)),
+            "updated": text(item.updated.map(FeedDate.rfc3339)),
+            "author": text(item.author),
+            "summary": text(item.summary),
+            "content": text(item.content),
+            "categories": .list(item.categories),
+            "slug": .text(slugSource(item)),
+        ])
     }
 
     /// The text an item's page name is made from: the last segment of its link (what the publisher chose), else its id.

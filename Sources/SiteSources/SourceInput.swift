@@ -45,6 +45,12 @@ public struct SourceInput: ~Copyable {
         self.displayName = displayName
     }
 
+    /// The bytes, when they are already in memory rather than in a file to stream.
+    public var dataInMemory: Data? {
+        if case .memory(let data) = storage { return data }
+        return nil
+    }
+
     deinit {
         if case .file(let descriptor) = storage { close(descriptor) }
     }

@@ -38,40 +38,6 @@ enum XMLEncoding {
         return declared
     }
 
-    /// `data` with the inside of every comment and processing instruction (but the XML declaration) blanked
-    /// out, newlines kept so that lines and columns stay true. Nothing in them matters to a feed, and
-    /// FoundationXML traps on some bytes there instead of reporting an error.
-    static func blankingCommentsAndInstructions(_ data: Data) -> Data {
-        var bytes = [UInt8](data)
-        var index = 0
-        var inCDATA = false
-        func matches(_ marker: [UInt8], at position: Int) -> Bool {
-            position + marker.count <= bytes.count && Array(bytes[position..<(position + marker.count)]) == marker
-        }
-        let commentOpen = Array("<!--".utf8), commentClose = Array("-->".utf8)
-        let instructionOpen = Array("<?".utf8), instructionClose = Array("?>".utf8)
-        let cdataOpen = Array("<![CDATA[".utf8), cdataClose = Array("]]>".utf8)
-        while index < bytes.count {
-            if inCDATA {
-                if matches(cdataClose, at: index) { inCDATA = false; index += 3 } else { index += 1 }
-                continue
-            }
-            if matches(cdataOpen, at: index) { inCDATA = true; index += cdataOpen.count; continue }
-            let isComment = matches(commentOpen, at: index)
-            let isInstruction = !isComment && matches(instructionOpen, at: index) && !(index == 0 && matches(Array("<?xml".utf8), at: 0))
-            guard isComment || isInstruction else { index += 1; continue }
-            let close = isComment ? commentClose : instructionClose
-            var end = index + (isComment ? 4 : 2)
-            while end < bytes.count, !matches(close, at: end) { end += 1 }
-            // A comment keeps its delimiters around blanks; an instruction becomes blanks altogether.
-            let from = isComment ? index + 4 : index
-            let to = isComment ? end : min(bytes.count, end + 2)
-            for position in from..<min(to, bytes.count) where bytes[position] != 0x0A { bytes[position] = 0x20 }
-            index = min(bytes.count, end + close.count)
-        }
-        return Data(bytes)
-    }
-
     /// `data` read as Windows-1252, as UTF-8, with its declaration saying so.
     static func fromWindows1252(_ data: Data) -> Data {
         var scalars = String.UnicodeScalarView()
@@ -88,36 +54,14 @@ enum XMLEncoding {
     /// so such a document is refused before it reaches the parser.
     static func invalidUTF8Position(_ data: Data) -> (line: Int, column: Int)? {
         if let declared = declaredEncoding(data), !["utf-8", "utf8"].contains(declared) { return nil }
-        let bytes = [UInt8](data)
-        var index = 0, line = 1, column = 1
-        while index < bytes.count {
-            let byte = bytes[index]
-            let length: Int
-            switch byte {
-            case 0x00...0x7F: length = 1
-            case 0xC2...0xDF: length = 2
-            case 0xE0...0xEF: length = 3
-            case 0xF0...0xF4: length = 4
-            default: return (line, column)
-            }
-            guard index + length <= bytes.count else { return (line, column) }
-            for offset in 1..<max(1, length) where bytes[index + offset] & 0xC0 != 0x80 { return (line, column) }
-            if length == 3 {
-                let second = bytes[index + 1]
-                // Overlong forms (E0 80–9F) and UTF-16 surrogates (ED A0–BF) are not UTF-8.
-                if (byte == 0xE0 && second < 0xA0) || (byte == 0xED && second > 0x9F) { return (line, column) }
-            } else if length == 4 {
-                let second = bytes[index + 1]
-                if (byte == 0xF0 && second < 0x90) || (byte == 0xF4 && second > 0x8F) { return (line, column) }
-            }
-            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
-            index += length
-        }
-        return nil
+        var validator = UTF8Validator()
+        data.withUnsafeBytes { validator.feed($0) }
+        validator.finish()
+        return validator.firstInvalid
     }
 
     /// The lower-cased `encoding` of the XML declaration, if the document starts with one.
-    private static func declaredEncoding(_ data: Data) -> String? {
+    static func declaredEncoding(_ data: Data) -> String? {
         let head = String(decoding: data.prefix(200), as: UTF8.self)
         guard head.hasPrefix("<?xml"), let end = head.range(of: "?>") else { return nil }
         let declaration = head[..<end.lowerBound]

@@ -122,6 +122,39 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try store.rowCount(of: "people"), 30_001)
     }
 
+    func testAFeedTooLargeToReadWholeIsParsedAsItIsReadAndATruncatedOneKeepsItsRows() throws {
+        let padding = String(repeating: "news &amp; more ", count: 30)
+        func feed(_ count: Int, retitled: Int? = nil) -> String {
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\"><channel><title>Big</title>\n"
+                + (0..<count).map { index in
+                    "<item><guid>n\(index)</guid><title>\(index == retitled ? "Retitled" : "Item \(index)")</title>"
+                        + "<description>\(padding)&nbsp;\(index)</description></item>"
+                }.joined(separator: "\n") + "\n</channel></rss>\n"
+        }
+        let large = feed(20_000)
+        XCTAssertGreaterThan(large.utf8.count, 8 << 20)
+        try write("data/news.xml", large)
+        let first = try build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        XCTAssertEqual(try store.rowCount(of: "news"), 20_000)
+        let summary = try store.database.fetchValue("SELECT summary FROM news WHERE _key = 'n19999'")?.stringValue
+        XCTAssertEqual(summary, padding.replacingOccurrences(of: "&amp;", with: "&") + "\u{A0}19999", "entities decoded, HTML ones too")
+
+        try write("data/news.xml", feed(20_000, retitled: 12_345))
+        XCTAssertEqual(changes(try build()), [0, 1, 0])
+
+        // A download cut short: not well-formed, so nothing is deleted.
+        try write("data/news.xml", String(large.prefix(large.utf8.count / 2)))
+        let cut = try build()
+        XCTAssertEqual(cut.problems.count, 1)
+        XCTAssertTrue(cut.problems[0].description.hasPrefix("data/news.xml:"), cut.problems[0].description)
+        XCTAssertTrue(cut.problems[0].description.contains("not well-formed XML"), cut.problems[0].description)
+        XCTAssertEqual(changes(cut), [0, 0, 0])
+        XCTAssertEqual(try store.rowCount(of: "news"), 20_000)
+        XCTAssertEqual(try store.database.fetchValue("SELECT title FROM news WHERE _key = 'n12345'")?.stringValue, "Retitled")
+    }
+
     func testABadFileKeepsItsRowsIsRetriedAndTheOthersStillLoad() throws {
         _ = try build()
         try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,\"Beta,2024-02-01\n")
@@ -192,6 +225,52 @@ final class LoadingTests: XCTestCase {
                        "newest bank first; a note whose bank does not exist sorts last and shows no bank")
     }
 
+    func testAToManyRelationshipGivesTemplatesTheRelatedRecordsInListOrderAndWarnsOfMissingKeys() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "listings:\n", with: """
+              reports:
+                kind: ndjson
+                sources: data/*.reports
+                key: id
+                fields: {id: text, title: text, banks: list}
+                relationships: {banks: banks}
+                detail: {path: "/reports/{key}/", template: report}
+            listings:
+              reports: {from: reports, sort: [id], path: /reports/, template: reports}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/r.reports", """
+            {"id": "r1", "title": "West", "banks": ["3", "1"]}
+            {"id": "r2", "title": "None", "banks": []}
+            {"id": "r3", "title": "Gone", "banks": ["2", "77"]}
+
+            """)
+        try "{{#items}}{{title}}:{{#banks}}{{name}}({{closed}}),{{/banks}}{{^banks}}-{{/banks}};{{/items}}".write(
+            to: site.appendingPathComponent("Templates/reports.mustache"), atomically: true, encoding: .utf8)
+        try "{{#record}}{{title}}:{{#banks}}{{key}}={{name}},{{/banks}}{{/record}}".write(
+            to: site.appendingPathComponent("Templates/report.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        XCTAssertEqual(summary.warnings.map(\.description).filter { $0.contains("not a key") },
+                       ["data/r.reports:3: record 'r3': banks '77' is not a key of 'banks'; templates see no record for it"])
+        func page(_ path: String) throws -> String {
+            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
+        }
+        XCTAssertEqual(try page("reports/index.html"), "West:Gamma(2024-03-01),Alpha(2024-01-01),;None:-;Gone:Beta(2024-02-01),;",
+                       "in the list's order, one query per page; a missing key is left out")
+        XCTAssertEqual(try page("reports/r1/index.html"), "West:3=Gamma,1=Alpha,")
+
+        // The reference breaks from the other side too: a bank removed is warned about at the next load.
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,Beta,2024-02-01\n")
+        let next = try build()
+        XCTAssertEqual(next.warnings.map(\.description).filter { $0.contains("not a key") }, [
+            "data/r.reports:1: record 'r1': banks '3' is not a key of 'banks'; templates see no record for it",
+            "data/r.reports:3: record 'r3': banks '77' is not a key of 'banks'; templates see no record for it",
+        ])
+        XCTAssertEqual(try page("reports/r1/index.html"), "West:1=Alpha,")
+    }
+
     func testRelationshipsAreCheckedWhereTheyAreDeclared() throws {
         func error(_ relationships: String, sort: String = "[-closed]") -> String? {
             let yaml = """
@@ -212,7 +291,9 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(error("{bank: banks}", sort: "[-bank.closed]"), nil)
         XCTAssertEqual(error("{bank: vaults}"), "sitegen.yml:9:27: no collection named 'vaults'; collections: banks, notes")
         XCTAssertEqual(error("{branch: banks}"), "sitegen.yml:9:21: 'branch' is not a field of 'notes'; a relationship names the field holding another collection's key")
-        XCTAssertEqual(error("{tags: banks}"), "sitegen.yml:9:21: 'tags' is a list; relationships are to-one (one key per record)")
+        XCTAssertEqual(error("{tags: banks}", sort: "[id]"), nil, "a list of keys is a to-many relationship")
+        XCTAssertEqual(error("{tags: banks}", sort: "[tags.closed]"),
+                       "sitegen.yml:11:29: cannot sort on 'tags.closed': 'tags' relates each record to several; sort through a to-one relationship")
         XCTAssertEqual(error("{bank: banks}", sort: "[bank.city]"), "sitegen.yml:11:29: cannot sort on 'bank.city': 'city' is not a field of 'banks'")
         XCTAssertEqual(error("{bank: banks}", sort: "[vault.closed]"), "sitegen.yml:11:29: cannot sort on 'vault.closed': 'vault' is not a relationship of 'notes'")
     }

@@ -105,6 +105,43 @@ final class FeedCorpusTests: XCTestCase {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") })
     }
 
+    /// Every document read as a stream from its file gives what reading it whole gives: the same records,
+    /// warnings and errors (the whole path decodes first; the stream is cleaned and parsed as it is read).
+    private func checkStreamingMatchesWholeReads(root: URL) throws -> Int {
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
+            .compactMap { $0 as? URL }.filter { ["xml", "json"].contains($0.pathExtension) }.sorted { $0.path < $1.path }
+        var streamed = 0
+        for url in files {
+            let source = FeedSource(url: url, displayName: url.lastPathComponent)
+            let data = try Data(contentsOf: url)
+            let whole = Result { () throws(SourceError) in try source.read(data) }
+            var input = try SourceInput(contentsOf: url, displayName: url.lastPathComponent)
+            var prescan = FeedPrescan()
+            input.forEachChunk { prescan.feed($0) }
+            if prescan.allowsStreaming { streamed += 1 }
+            let fromFile = Result { () throws(SourceError) in try source.read() }
+            switch (whole, fromFile) {
+            case (.success(let a), .success(let b)):
+                XCTAssertEqual(a.records, b.records, url.path)
+                XCTAssertEqual(a.warnings, b.warnings, url.path)
+            case (.failure(let a), .failure(let b)):
+                XCTAssertEqual(a, b, url.path)
+            default:
+                XCTFail("\(url.path): read whole \(whole), streamed \(fromFile)")
+            }
+        }
+        return streamed
+    }
+
+    func testEveryFeedStreamedFromItsFileReadsAsWhenReadWhole() throws {
+        let sample = try XCTUnwrap(Bundle.module.url(forResource: "Fixtures/feeds", withExtension: nil))
+        XCTAssertGreaterThan(try checkStreamingMatchesWholeReads(root: sample), 30)
+        let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data/feeds").standardized
+        if FileManager.default.fileExists(atPath: shared.path) {
+            print("feed corpus: \(try checkStreamingMatchesWholeReads(root: shared)) documents streamed, the same as read whole")
+        }
+    }
+
     func testTheFeedparserCorpusSampleMeetsItsExpectations() throws {
         let root = try XCTUnwrap(Bundle.module.url(forResource: "Fixtures/feeds/corpus", withExtension: nil))
         let result = try check(root: root)

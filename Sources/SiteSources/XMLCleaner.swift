@@ -1,0 +1,135 @@
+/// Prepares a feed's UTF-8 bytes for the XML parser, a chunk at a time, in two ways at once:
+///
+/// - The inside of every comment, and every processing instruction but the XML declaration, is blanked
+///   (newlines kept, so every line and column the parser reports stays true). Nothing in them matters to
+///   a feed, and FoundationXML traps, killing the process, on some bytes there instead of reporting an error.
+/// - HTML named entities (`&nbsp;`, `&eacute;`) outside CDATA sections are rewritten as numeric character
+///   references. XML declares only five names, yet feeds written by HTML tools use the others all the
+///   time; libxml2 would reject the whole document.
+///
+/// Each decision looks at most `lookahead` bytes ahead, so that many are held back between chunks.
+struct XMLCleaner {
+    private enum State {
+        case text, cdata, comment, instruction
+    }
+
+    /// The longest look past a byte: an entity (`&` + 10 letters or digits + `;`), or `<![CDATA[`.
+    private static let lookahead = 12
+
+    private var state = State.text
+    private var held: [UInt8] = []
+    /// Bytes consumed before `held` begins (the XML declaration is kept only at offset 0).
+    private var offset = 0
+
+    /// Cleans the next `chunk`, appending what is ready to `output`.
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        held.append(contentsOf: chunk)
+        process(into: &output, final: false)
+    }
+
+    /// Cleans what was held back at the end of the document.
+    mutating func finish(into output: inout [UInt8]) {
+        process(into: &output, final: true)
+    }
+
+    /// The whole of `bytes`, cleaned.
+    static func cleaned(_ bytes: [UInt8]) -> [UInt8] {
+        var cleaner = XMLCleaner()
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        bytes.withUnsafeBytes { cleaner.feed($0, into: &output) }
+        cleaner.finish(into: &output)
+        return output
+    }
+
+    private mutating func process(into output: inout [UInt8], final: Bool) {
+        let bytes = held
+        let end = final ? bytes.count : bytes.count - Self.lookahead
+        var index = 0
+        func matches(_ marker: StaticString, at position: Int) -> Bool {
+            let count = marker.utf8CodeUnitCount
+            guard position + count <= bytes.count else { return false }
+            for step in 0..<count where bytes[position + step] != marker.utf8Start[step] { return false }
+            return true
+        }
+        func blank(_ byte: UInt8) -> UInt8 { byte == 0x0A ? 0x0A : 0x20 }
+        while index < end {
+            let byte = bytes[index]
+            switch state {
+            case .cdata:
+                if matches("]]>", at: index) {
+                    output += [0x5D, 0x5D, 0x3E]
+                    index += 3
+                    state = .text
+                } else {
+                    output.append(byte)
+                    index += 1
+                }
+            case .comment:
+                if matches("-->", at: index) {
+                    output += [0x2D, 0x2D, 0x3E]
+                    index += 3
+                    state = .text
+                } else {
+                    output.append(blank(byte))
+                    index += 1
+                }
+            case .instruction:
+                if matches("?>", at: index) {
+                    output += [0x20, 0x20]
+                    index += 2
+                    state = .text
+                } else {
+                    output.append(blank(byte))
+                    index += 1
+                }
+            case .text:
+                if byte == UInt8(ascii: "<") {
+                    if matches("<![CDATA[", at: index) {
+                        output += Array("<![CDATA[".utf8)
+                        index += 9
+                        state = .cdata
+                        continue
+                    }
+                    if matches("<!--", at: index) {
+                        output += Array("<!--".utf8)
+                        index += 4
+                        state = .comment
+                        continue
+                    }
+                    if matches("<?", at: index), !(offset + index == 0 && matches("<?xml", at: index)) {
+                        output += [0x20, 0x20]
+                        index += 2
+                        state = .instruction
+                        continue
+                    }
+                }
+                if byte == UInt8(ascii: "&"), let (code, length) = entity(in: bytes, at: index) {
+                    output += Array("&#\(code);".utf8)
+                    index += length
+                    continue
+                }
+                output.append(byte)
+                index += 1
+            }
+        }
+        offset += index
+        held = Array(bytes[index...])
+    }
+
+    /// The code point and length of the HTML named entity at `index`, when that is one.
+    private func entity(in bytes: [UInt8], at index: Int) -> (UInt32, Int)? {
+        var end = index + 1
+        while end < bytes.count, end - index <= 10, bytes[end].isASCIILetterOrDigit { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: ";"), end > index + 1,
+            let code = HTMLEntities.codePoints[String(decoding: bytes[(index + 1)..<end], as: UTF8.self)]
+        else { return nil }
+        return (code, end + 1 - index)
+    }
+}
+
+private extension UInt8 {
+    var isASCIILetterOrDigit: Bool {
+        (self >= 0x61 && self <= 0x7A) || (self >= 0x41 && self <= 0x5A) || (self >= 0x30 && self <= 0x39)
+    }
+}
