@@ -97,7 +97,9 @@ struct XMLCleaner {
                         state = .comment
                         continue
                     }
-                    if matches("<?", at: index), !(offset + index == 0 && matches("<?xml", at: index)) {
+                    // The XML declaration stays (at the very start, `<?xml` then a space); anything else that
+                    // looks like one, `<?xml\u{B4}` say, is an instruction whose target FoundationXML would trap on.
+                    if matches("<?", at: index), !(offset + index == 0 && isDeclaration(bytes, at: index)) {
                         output += [0x20, 0x20]
                         index += 2
                         state = .instruction
@@ -115,6 +117,12 @@ struct XMLCleaner {
         }
         offset += index
         held = Array(bytes[index...])
+    }
+
+    private func isDeclaration(_ bytes: [UInt8], at index: Int) -> Bool {
+        let marker = Array("<?xml".utf8)
+        guard index + marker.count < bytes.count, Array(bytes[index..<(index + marker.count)]) == marker else { return false }
+        return [0x20, 0x09, 0x0D, 0x0A].contains(bytes[index + marker.count])
     }
 
     /// The code point and length of the HTML named entity at `index`, when that is one.

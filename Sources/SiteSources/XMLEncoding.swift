@@ -63,7 +63,9 @@ enum XMLEncoding {
     /// The lower-cased `encoding` of the XML declaration, if the document starts with one.
     static func declaredEncoding(_ data: Data) -> String? {
         let head = String(decoding: data.prefix(200), as: UTF8.self)
-        guard head.hasPrefix("<?xml"), let end = head.range(of: "?>") else { return nil }
+        // `<?xml` then white space, as XMLCleaner keeps it: `<?xml-stylesheet` or `<?xml\u{B4}` declares nothing.
+        guard head.hasPrefix("<?xml"), let after = head.dropFirst(5).first, after == " " || after == "\t" || after == "\r\n"
+            || after == "\n" || after == "\r", let end = head.range(of: "?>") else { return nil }
         let declaration = head[..<end.lowerBound]
         guard let key = declaration.range(of: "encoding") else { return nil }
         let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" }

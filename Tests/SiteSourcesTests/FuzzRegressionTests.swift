@@ -13,6 +13,8 @@ final class FuzzRegressionTests: XCTestCase {
             let data = try Data(contentsOf: file)
             // Reaching the end of each call is the test; what they return depends on the input.
             _ = try? FeedParser(file: file.lastPathComponent).parse(data)
+            // And as a file, which a feed is parsed from as it is read when its encoding allows.
+            _ = try? FeedSource(url: file, displayName: file.lastPathComponent).read()
             _ = try? CSVReader(file: file.lastPathComponent).read(String(decoding: data, as: UTF8.self))
             _ = try? FrontMatterDocument(parsing: String(decoding: data, as: UTF8.self), file: file.lastPathComponent)
             var parser = JSONParser(bytes: Array(data))
