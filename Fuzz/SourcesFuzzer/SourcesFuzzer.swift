@@ -11,11 +11,18 @@ func exercise(_ target: String, _ data: Data) {
         _ = try? FeedParser(file: "fuzz").parse(data)
     case "csv":
         _ = try? CSVReader(file: "fuzz").read(String(decoding: data, as: UTF8.self))
+        _ = try? CSVSource(url: URL(fileURLWithPath: "/dev/null"), displayName: "fuzz", key: "id",
+                           fields: [("id", .text), ("n", .integer), ("tags", .list)]).read(data)
     case "frontmatter":
         _ = try? FrontMatterDocument(parsing: String(decoding: data, as: UTF8.self), file: "fuzz")
     case "json":
         var parser = JSONParser(bytes: Array(data))
         _ = try? parser.parseDocument()
+        // The same bytes as a record file: an array read a value at a time, and NDJSON.
+        let fields: [(name: String, type: FieldType)] = [("id", .text), ("n", .integer), ("tags", .list)]
+        let url = URL(fileURLWithPath: "/dev/null")
+        _ = try? JSONRecordSource(url: url, displayName: "fuzz", layout: .array, key: "id", fields: fields).read(data)
+        _ = try? JSONRecordSource(url: url, displayName: "fuzz", layout: .lines, key: "id", fields: fields).read(data)
     default:
         fatalError("unknown fuzz target '\(target)'; expected feed, csv, frontmatter or json")
     }

@@ -40,8 +40,12 @@ public struct FeedParser {
 
     /// Parses the feed file at `url` as it is read, in constant memory, handing each item to `emit` (the
     /// document returned holds no items); `prescan` is a first pass over the same bytes. A document that
-    /// cannot be parsed as a stream (JSON Feed, UTF-16, Windows-1252, broken UTF-8) is decoded whole.
+    /// cannot be parsed as a stream (UTF-16, Windows-1252, broken UTF-8) is decoded whole.
     public func parse(contentsOf url: URL, prescan: FeedPrescan, emit: (FeedItem) throws(SourceError) -> Void) throws(SourceError) -> FeedDocument {
+        if prescan.isJSON {
+            var input = try SourceInput(contentsOf: url, displayName: file)
+            return try JSONFeedParser(file: file).parse(&input, emit: emit)
+        }
         guard prescan.allowsStreaming, let stream = CleanedFeedStream(file: url) else {
             let data: Data
             do {

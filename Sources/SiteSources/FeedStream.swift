@@ -21,6 +21,11 @@ public struct FeedPrescan: Sendable {
         validator.feed(chunk)
     }
 
+    /// Whether the document is JSON (a JSON Feed), which is always read a chunk at a time.
+    public var isJSON: Bool {
+        Data(head).first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
+    }
+
     /// Whether the document can be parsed as it is read: XML in UTF-8, valid throughout. Other documents
     /// (JSON Feed, UTF-16, Windows-1252 and its kin, broken UTF-8) are decoded whole first.
     public var allowsStreaming: Bool {

@@ -5,56 +5,45 @@ struct JSONFeedParser {
     let file: String
 
     func parse(_ data: Data) throws(SourceError) -> FeedDocument {
-        var parser = JSONParser(bytes: Array(data))
-        var version: String?, title: String?, link: String?
+        var input = SourceInput(data: data, displayName: file)
         var items: [FeedItem] = []
+        var document = try parse(&input) { items.append($0) }
+        document.items = items
+        return document
+    }
+
+    /// Reads the feed a chunk at a time, handing each item to `emit` as it is read (the document returned
+    /// holds no items). Whether it is a JSON Feed at all is known only at the end (`version` may come
+    /// last), so a caller keeps the items only when this returns.
+    func parse(_ input: inout SourceInput, emit: (FeedItem) throws(SourceError) -> Void) throws(SourceError) -> FeedDocument {
+        var version: String?, title: String?, link: String?
         var warnings: [SourceError] = []
-        do throws(JSONParser.SyntaxError) {
-            try parser.expect(UInt8(ascii: "{"), "'{': a JSON Feed is one object")
-            if !parser.consume(UInt8(ascii: "}")) {
-                repeat {
-                    guard case .string(let key) = try parser.parseValue() else {
-                        throw JSONParser.SyntaxError(line: parser.currentLine, column: 1, reason: "expected a quoted member name")
-                    }
-                    try parser.expect(UInt8(ascii: ":"), "':' after the member name")
-                    if key == "items" {
-                        // Items one at a time, so each keeps the line it starts on.
-                        try parser.expect(UInt8(ascii: "["), "'[': items is an array")
-                        if !parser.consume(UInt8(ascii: "]")) {
-                            repeat {
-                                _ = parser.hasMoreContent()
-                                let line = parser.currentLine
-                                let value = try parser.parseValue()
-                                switch item(value, line: line) {
-                                case .success(let item): items.append(item)
-                                case .failure(let warning): warnings.append(warning)
-                                }
-                            } while parser.consume(UInt8(ascii: ","))
-                            try parser.expect(UInt8(ascii: "]"), "',' or ']' in items")
-                        }
-                    } else {
-                        let value = try parser.parseValue()
-                        switch key {
-                        case "version": version = value.string
-                        case "title": title = value.string
-                        case "home_page_url": link = value.string
-                        default: break
-                        }
-                    }
-                } while parser.consume(UInt8(ascii: ","))
-                try parser.expect(UInt8(ascii: "}"), "',' or '}' after a member")
+        var reader = JSONStreamReader(layout: .object(streamedMember: "items"))
+        func handle(_ part: JSONStreamReader.Part) throws(SourceError) {
+            switch part {
+            case .element(let value, let line):
+                switch item(value, line: line) {
+                case .success(let item): try emit(item)
+                case .failure(let warning): warnings.append(warning)
+                }
+            case .member("version", let value): version = value.string
+            case .member("title", let value): title = value.string
+            case .member("home_page_url", let value): link = value.string
+            case .member: break
             }
-            if parser.hasMoreContent() {
-                throw JSONParser.SyntaxError(line: parser.currentLine, column: 1, reason: "unexpected text after the feed object")
-            }
-        } catch {
-            throw SourceError(file: file, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
         }
+        let located = { (error: JSONParser.SyntaxError) in
+            SourceError(file: file, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
+        }
+        try input.forEachChunk { (chunk: UnsafeRawBufferPointer) throws(SourceError) in
+            try reader.feed(chunk, emit: handle, error: located)
+        }
+        try reader.finish(emit: handle, error: located)
         guard let version, version.hasPrefix("https://jsonfeed.org/version/") || version.hasPrefix("http://jsonfeed.org/version/") else {
             throw SourceError(file: file, line: 1, reason: "not a JSON Feed: expected \"version\": \"https://jsonfeed.org/version/1.1\"")
         }
         let kind: FeedDocument.Kind = version.hasSuffix("/1") ? .json10 : .json11
-        return FeedDocument(kind: kind, title: title, link: link, items: items, warnings: warnings)
+        return FeedDocument(kind: kind, title: title, link: link, items: [], warnings: warnings)
     }
 
     private func item(_ value: JSONValue, line: Int) -> Result<FeedItem, SourceError> {

@@ -57,27 +57,18 @@ public struct JSONRecordSource: Source {
                 try add(value, line: number)
             }
         case .array:
-            var parser = JSONParser(bytes: Array(input.readAll()))
-            do {
-                try parser.expect(UInt8(ascii: "["), "'[': the file must hold an array of objects")
-                if !parser.consume(UInt8(ascii: "]")) {
-                    repeat {
-                        _ = parser.hasMoreContent()
-                        let line = parser.currentLine
-                        try add(try parser.parseValue(), line: line)
-                    } while parser.consume(UInt8(ascii: ","))
-                    try parser.expect(UInt8(ascii: "]"), "',' or ']' in the array")
-                }
-                if parser.hasMoreContent() {
-                    throw JSONParser.SyntaxError(line: parser.currentLine, column: 1, reason: "unexpected text after the array")
-                }
-            } catch let error as JSONParser.SyntaxError {
-                throw SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
-            } catch let error as SourceError {
-                throw error
-            } catch {
-                throw SourceError(file: displayName, reason: "\(error)")
+            // A value at a time, so an array of a million objects is never held whole.
+            var reader = JSONStreamReader(layout: .array)
+            func handle(_ part: JSONStreamReader.Part) throws(SourceError) {
+                if case .element(let value, let line) = part { try add(value, line: line) }
             }
+            let located = { (error: JSONParser.SyntaxError) in
+                SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
+            }
+            try input.forEachChunk { (chunk: UnsafeRawBufferPointer) throws(SourceError) in
+                try reader.feed(chunk, emit: handle, error: located)
+            }
+            try reader.finish(emit: handle, error: located)
         }
         return []
     }

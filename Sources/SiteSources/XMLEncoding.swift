@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Turns a feed's bytes into UTF-8 for the XML parser, for the encodings feeds declare most and
 /// libxml2 handles least well.
@@ -17,9 +20,36 @@ enum XMLEncoding {
         switch declared {
         case "windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii":
             return fromWindows1252(data)
-        default:
+        case "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-10646-ucs-2", "ucs-2":
             return data
+        default:
+            // Converted here, with iconv as libxml2 would, so that the parser only ever reads UTF-8 that has been
+            // checked: libxml2 ignores the encoding of a declaration it finds malformed and would then hand
+            // FoundationXML bytes that are not UTF-8, on which FoundationXML traps (a fuzzer find).
+            guard convertedByParser.contains(declared), let converted = iconvToUTF8(data, from: declared) else { return data }
+            return Data(redeclared(String(decoding: converted, as: UTF8.self)).utf8)
         }
+    }
+
+    /// `data` converted from `encoding` to UTF-8 by iconv; `nil` when iconv does not know the encoding or
+    /// the bytes are not in it.
+    private static func iconvToUTF8(_ data: Data, from encoding: String) -> [UInt8]? {
+        let converter = iconv_open("UTF-8", encoding.uppercased())
+        guard converter != iconv_t(bitPattern: -1) else { return nil }
+        defer { iconv_close(converter) }
+        var input = [UInt8](data)
+        var output = [UInt8](repeating: 0, count: input.count * 4 + 16)
+        let produced: Int? = input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                var inPointer = UnsafeMutableRawPointer(source.baseAddress!).assumingMemoryBound(to: CChar.self) as UnsafeMutablePointer<CChar>?
+                var outPointer = UnsafeMutableRawPointer(target.baseAddress!).assumingMemoryBound(to: CChar.self) as UnsafeMutablePointer<CChar>?
+                var inLeft = source.count, outLeft = target.count
+                guard iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft) != -1, inLeft == 0 else { return nil }
+                return target.count - outLeft
+            }
+        }
+        guard let produced else { return nil }
+        return Array(output.prefix(produced))
     }
 
     /// Encodings libxml2 converts itself (through iconv); a document declaring any other is read as Windows-1252.
@@ -47,13 +77,12 @@ enum XMLEncoding {
         return Data(redeclared(String(scalars)).utf8)
     }
 
-    /// Where `data`, meant as UTF-8 (declared so, or declaring nothing), first breaks UTF-8: its 1-based
-    /// line and column; `nil` when it is valid or declares another encoding, which libxml2 converts.
+    /// Where `data`, by now meant as UTF-8 (`utf8(_:)` has converted the encodings it knows), first breaks
+    /// UTF-8: its 1-based line and column; `nil` when it is valid.
     ///
-    /// FoundationXML traps (crashing the process) when libxml2 hands it invalid UTF-8 inside a comment,
-    /// so such a document is refused before it reaches the parser.
+    /// FoundationXML traps (crashing the process) when libxml2 hands it invalid UTF-8 in a name or a
+    /// comment, so such a document is read as Windows-1252 before it reaches the parser.
     static func invalidUTF8Position(_ data: Data) -> (line: Int, column: Int)? {
-        if let declared = declaredEncoding(data), !["utf-8", "utf8"].contains(declared) { return nil }
         var validator = UTF8Validator()
         data.withUnsafeBytes { validator.feed($0) }
         validator.finish()

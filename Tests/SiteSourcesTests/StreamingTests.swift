@@ -1,5 +1,5 @@
 import Foundation
-import SiteSources
+@testable import SiteSources
 import XCTest
 
 /// Record files are read a chunk at a time: whatever the chunk boundaries, the hash, the lines and the
@@ -89,6 +89,56 @@ final class StreamingTests: XCTestCase {
                                            fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
             XCTAssertEqual((error as? SourceError)?.description, "x.csv:3: a field is not UTF-8 text; save the file as UTF-8")
         }
+    }
+
+    /// The parts of `text` as `JSONStreamReader` hands them over when fed in `pieces`, or the error.
+    private func parts(_ text: String, layout: JSONStreamReader.Layout, pieces: [[UInt8]]) -> Result<[String], SourceError> {
+        var reader = JSONStreamReader(layout: layout)
+        var parts: [String] = []
+        func handle(_ part: JSONStreamReader.Part) {
+            switch part {
+            case .element(let value, let line): parts.append("\(line):\(value.serialized(pretty: false))")
+            case .member(let name, let value): parts.append("\(name)=\(value.serialized(pretty: false))")
+            }
+        }
+        let located = { (error: JSONParser.SyntaxError) in SourceError(file: "f", line: error.line, column: error.column, reason: error.reason) }
+        return Result { () throws(SourceError) in
+            for piece in pieces {
+                try withTypedBytes(of: piece) { (bytes: UnsafeRawBufferPointer) throws(SourceError) in try reader.feed(bytes, emit: handle, error: located) }
+            }
+            try reader.finish(emit: handle, error: located)
+            return parts
+        }
+    }
+
+    func testJSONArraysAndFeedsSplitIntoTheSameValuesWhateverTheChunks() throws {
+        let array = "\u{FEFF}[\n  {\"id\": \"a\", \"n\": [1, {\"x\": \"]}\\\"\"}]},\n  \"s\\\"]\", 12.5e1 ,true,null,\n  []\n]\n"
+        let feed = "{\"items\": [ {\"id\": \"1\"},\n{\"id\": \"2\"} ], \"title\": \"T\", \"version\": \"https://jsonfeed.org/version/1.1\"}"
+        for (text, layout, expected) in [
+            (array, JSONStreamReader.Layout.array,
+             [#"2:{"id":"a","n":[1,{"x":"]}\""}]}"#, #"3:"s\"]""#, "3:125.0", "3:true", "3:null", "4:[]"]),
+            (feed, .object(streamedMember: "items"),
+             [#"1:{"id":"1"}"#, #"2:{"id":"2"}"#, #"title="T""#, #"version="https://jsonfeed.org/version/1.1""#]),
+        ] {
+            for seed in 1...100 as ClosedRange<UInt64> {
+                XCTAssertEqual(try parts(text, layout: layout, pieces: randomPieces(Array(text.utf8), seed: seed)).get(), expected, "seed \(seed)")
+            }
+        }
+    }
+
+    func testJSONStructureErrorsNameTheirLineAndColumn() {
+        func error(_ text: String, _ layout: JSONStreamReader.Layout = .array) -> String? {
+            guard case .failure(let error) = parts(text, layout: layout, pieces: [Array(text.utf8)]) else { return nil }
+            return error.description
+        }
+        XCTAssertEqual(error("[\n {\"id\": 1},\n {\"id\": 2,}\n]"), "f:3:11: unexpected character '}'; expected a quoted member name")
+        XCTAssertEqual(error("[{\"id\": 1} {\"id\": 2}]"), "f:1:12: unexpected character '{'; expected ',' or ']' in the array")
+        XCTAssertEqual(error("[1,]"), "f:1:4: unexpected character ']'; expected a value")
+        XCTAssertEqual(error("[1]\nx"), "f:2:1: unexpected text after the array")
+        XCTAssertEqual(error("[1, 2"), "f:1:6: the text ends; expected ',' or ']' in the array")
+        XCTAssertEqual(error("{\"id\": 1}"), "f:1:1: unexpected character '{'; expected '[': the file must hold an array of objects")
+        XCTAssertEqual(error("{\"items\": {}}", .object(streamedMember: "items")), "f:1:11: unexpected character '{'; expected '[': items is an array")
+        XCTAssertNil(error("[]"))
     }
 
     func testNDJSONLargerThanAChunkIsReadRecordByRecord() throws {
