@@ -9,6 +9,8 @@ struct CollectionLoader {
     let root: URL
     let config: SiteConfig
     let store: SiteStore
+    /// Told how the load of each large (streamed) source is going.
+    var progress: ((LoadProgress) -> Void)?
 
     struct Outcome {
         var changeset = Changeset()
@@ -117,7 +119,8 @@ struct CollectionLoader {
                     }
                     var hash: Int64 = 0
                     changes.merge(try store.replaceRows(of: file.path, in: schema) { rows in
-                        let result = try RowPipeline.load(source, from: file.url, into: rows, schema: schema)
+                        let result = try RowPipeline.load(source, from: file.url, into: rows, schema: schema,
+                                                          size: fingerprint.size, progress: progress)
                         warnings = result.warnings
                         hash = result.hash
                     })

@@ -20,6 +20,7 @@ final class RowPipeline: @unchecked Sendable {
     private var readerFailure: (any Error)?
     private var readerWarnings: [SourceError] = []
     private var readerHash: Int64 = 0
+    private var readerBytes: Int64 = 0
 
     private struct Stopped: Error {}
 
@@ -31,13 +32,27 @@ final class RowPipeline: @unchecked Sendable {
 
     /// Streams `source`'s records from the file at `url` into `rows`, typed by `schema`. Throws the
     /// reader's `SourceError`, or the writer's error; either way nothing is left running.
-    static func load(_ source: any Source, from url: URL, into rows: RowReplacement, schema: CollectionSchema) throws -> Result {
+    static func load(_ source: any Source, from url: URL, into rows: RowReplacement, schema: CollectionSchema,
+                     size: Int64, progress: ((LoadProgress) -> Void)? = nil) throws -> Result
+    {
         let pipeline = RowPipeline()
         let reader = Thread { pipeline.read(source, from: url, schema: schema) }
         reader.stackSize = 1 << 22
         reader.start()
+        let start = DispatchTime.now().uptimeNanoseconds
+        var lastReport = start
+        var written = 0
+        func report(finished: Bool) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard let progress, finished || now - lastReport >= 500_000_000 else { return }
+            lastReport = now
+            progress(LoadProgress(file: source.displayName, bytesRead: finished ? size : pipeline.bytesRead, totalBytes: size,
+                                  rows: written, elapsed: Double(now - start) / 1e9, finished: finished))
+        }
         do {
             while let batch = pipeline.nextBatch() {
+                written += batch.count
+                report(finished: false)
                 for row in batch {
                     do {
                         try rows.write(row)
@@ -51,7 +66,16 @@ final class RowPipeline: @unchecked Sendable {
             pipeline.stopReader()
             throw error
         }
-        return try pipeline.outcome()
+        let result = try pipeline.outcome()
+        report(finished: true)
+        return result
+    }
+
+    /// Bytes the reader has read so far.
+    private var bytesRead: Int64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return readerBytes
     }
 
     private func read(_ source: any Source, from url: URL, schema: CollectionSchema) {
@@ -59,6 +83,11 @@ final class RowPipeline: @unchecked Sendable {
         batch.reserveCapacity(Self.batchSize)
         do {
             var input = try SourceInput(contentsOf: url, displayName: source.displayName)
+            input.onChunkRead = { bytes in
+                self.condition.lock()
+                self.readerBytes = bytes
+                self.condition.unlock()
+            }
             let warnings = try source.read(&input) { (record: Record) throws(SourceError) in
                 batch.append(CollectionLoader.storedRow(record, schema: schema))
                 if batch.count == Self.batchSize {

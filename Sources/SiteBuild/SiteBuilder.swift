@@ -18,6 +18,8 @@ public struct SiteBuilder {
     public let outputDirectory: URL
     /// Where the store lives; `.sitegen/store.sqlite` under the root by default.
     public let storePath: URL
+    /// Told, about twice a second, how the load of each source too large to read whole is going.
+    public var onLoadProgress: ((LoadProgress) -> Void)?
 
     /// Prepares a build of the site at `root`; the output and store locations default to `output/` and `.sitegen/`.
     public init(root: URL, outputDirectory: URL? = nil, storePath: URL? = nil) {
@@ -91,7 +93,9 @@ extension SiteBuilder {
     }
 
     func load(config: SiteConfig, store: SiteStore, into summary: inout BuildSummary) throws {
-        let loaded = try CollectionLoader(root: root, config: config, store: store).load()
+        var loader = CollectionLoader(root: root, config: config, store: store)
+        loader.progress = onLoadProgress
+        let loaded = try loader.load()
         summary.problems += loaded.problems
         summary.warnings += loaded.warnings
         summary.sourcesRead = loaded.sourcesRead

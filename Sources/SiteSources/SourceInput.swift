@@ -28,6 +28,8 @@ public struct SourceInput: ~Copyable {
     public private(set) var hash = ContentHash()
     /// How many bytes have been read.
     public private(set) var bytesRead: Int64 = 0
+    /// Called with `bytesRead` after each chunk is read from the file (for a progress display).
+    public var onChunkRead: ((Int64) -> Void)?
 
     /// Reads the file at `url` in chunks; a file that cannot be opened is a `SourceError` naming it.
     public init(contentsOf url: URL, displayName: String) throws(SourceError) {
@@ -84,6 +86,7 @@ public struct SourceInput: ~Copyable {
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 hash.combine(bytes: chunk)
                 bytesRead += Int64(count)
+                onChunkRead?(bytesRead)
                 try body(chunk)
             }
         }

@@ -30,7 +30,8 @@ struct BuildCommand: ParsableCommand {
 
     func run() throws {
         let root = URL(fileURLWithPath: site, isDirectory: true)
-        let builder = SiteBuilder(root: root, outputDirectory: output.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        var builder = SiteBuilder(root: root, outputDirectory: output.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        builder.onLoadProgress = ProgressLine().show
         let summary: BuildSummary
         do {
             summary = try builder.build()
@@ -46,6 +47,22 @@ struct BuildCommand: ParsableCommand {
 }
 
 /// Writes a line to standard error, where messages go so that standard output stays the summary.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+func printError(_ line: String, terminator: String = "\n") {
+    FileHandle.standardError.write(Data((line + terminator).utf8))
+}
+
+/// Shows load progress on standard error: one line rewritten in place on a terminal, a plain line every
+/// five seconds otherwise (a log file should not fill with carriage returns).
+final class ProgressLine {
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private var lastPlainLine = 0.0
+
+    func show(_ progress: LoadProgress) {
+        if isTerminal {
+            printError("\r\u{1B}[K" + progress.line, terminator: progress.finished ? "\n" : "")
+        } else if progress.finished || progress.elapsed - lastPlainLine >= 5 {
+            lastPlainLine = progress.elapsed
+            printError("loading " + progress.line)
+        }
+    }
 }

@@ -100,7 +100,14 @@ final class LoadingTests: XCTestCase {
         let large = people(30_000)
         XCTAssertGreaterThan(large.utf8.count, 8 << 20)
         try write("data/people.ndjson", large)
-        XCTAssertEqual(try build().rowsInserted, 3 + 30_000 + 2)
+        var builder = SiteBuilder(root: site)
+        let reports = Reports()
+        builder.onLoadProgress = { reports.list.append($0) }
+        XCTAssertEqual(try builder.build().rowsInserted, 3 + 30_000 + 2)
+        let last = try XCTUnwrap(reports.list.last)
+        XCTAssertEqual([last.file, "\(last.rows)", "\(last.finished)", "\(last.bytesRead)"],
+                       ["data/people.ndjson", "30000", "true", "\(large.utf8.count)"], "the last report says the file is done")
+        XCTAssertEqual(reports.list.filter(\.finished).count, 1)
         try write("data/people.ndjson", people(30_000, renamed: 29_999))
         XCTAssertEqual(changes(try build()), [0, 1, 0])
         try write("data/people.ndjson", people(30_000, renamed: 29_999, broken: 20_000))
@@ -296,5 +303,22 @@ final class LoadingTests: XCTestCase {
                        "sitegen.yml:11:29: cannot sort on 'tags.closed': 'tags' relates each record to several; sort through a to-one relationship")
         XCTAssertEqual(error("{bank: banks}", sort: "[bank.city]"), "sitegen.yml:11:29: cannot sort on 'bank.city': 'city' is not a field of 'banks'")
         XCTAssertEqual(error("{bank: banks}", sort: "[vault.closed]"), "sitegen.yml:11:29: cannot sort on 'vault.closed': 'vault' is not a relationship of 'notes'")
+    }
+}
+
+/// Progress reports collected by a test.
+private final class Reports: @unchecked Sendable {
+    var list: [LoadProgress] = []
+}
+
+final class LoadProgressTests: XCTestCase {
+    func testAProgressLineSaysHowFarHowFastAndHowLong() {
+        let progress = LoadProgress(file: "data/records.ndjson", bytesRead: 1_395_864_371, totalBytes: 3_328_599_654,
+                                    rows: 412_000, elapsed: 22.5, finished: false)
+        XCTAssertEqual(progress.line, "data/records.ndjson  41%  1.2 GB of 3.0 GB  412,000 rows  18,311 rows/s  32 s left")
+        var done = progress
+        done.bytesRead = done.totalBytes
+        done.finished = true
+        XCTAssertEqual(done.line, "data/records.ndjson  100%  3.0 GB of 3.0 GB  412,000 rows  18,311 rows/s  done in 23 s")
     }
 }
