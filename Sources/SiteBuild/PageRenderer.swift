@@ -49,7 +49,9 @@ struct PageRenderer {
             var pagination: [String: Any] = [
                 "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
                 "first": link(1), "last": link(paginator.pageCount),
-                "pages": (1...paginator.pageCount).map { ["number": $0, "url": link($0), "current": $0 == number] },
+                "pages": paginator.window(around: number).map { page -> [String: Any] in
+                    page.map { ["number": $0, "url": link($0), "current": $0 == number] } ?? ["gap": true]
+                },
                 "multiple": paginator.pageCount > 1,
             ]
             if number > 1 { pagination["prev"] = link(number - 1) }

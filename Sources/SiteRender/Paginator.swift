@@ -26,6 +26,22 @@ public struct Paginator: Sendable, Hashable {
         return min(start, rowCount)..<min(start + pageSize, rowCount)
     }
 
+    /// The page numbers a page's navigation shows: the first and last pages, and `radius` pages either
+    /// side of `number`; `nil` stands for a gap of two or more pages left out (a gap of one shows the page).
+    /// Listing every page on every page would make a listing of N pages cost N² to render.
+    public func window(around number: Int, radius: Int = 2) -> [Int?] {
+        let count = pageCount
+        let shown = Set([1, count] + ((number - radius)...(number + radius)).filter { $0 >= 1 && $0 <= count })
+        var window: [Int?] = []
+        var previous = 0
+        for page in shown.sorted() {
+            if page - previous == 2 { window.append(page - 1) } else if page - previous > 2 { window.append(nil) }
+            window.append(page)
+            previous = page
+        }
+        return window
+    }
+
     /// The site path of page `number`.
     public func path(ofPage number: Int) -> String {
         number == 1 ? basePath : basePath + "page/\(number)/"

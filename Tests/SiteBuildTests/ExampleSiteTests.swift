@@ -68,6 +68,9 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(first.contains("<p>300 banks · page 1 of 15</p>"))
         XCTAssertTrue(first.contains(#"<a rel="next" href="/page/2/">"#))
         XCTAssertFalse(first.contains(#"rel="prev""#))
+        XCTAssertTrue(first.contains(#"<a href="/page/3/">3</a>"#) && first.contains(#"<span class="gap">…</span>"#)
+                      && first.contains(#"<a href="/page/15/">15</a>"#) && !first.contains(#"href="/page/9/""#),
+                      "page 1 links pages 2, 3 and the last, not every page")
         let second = try page("page/2/index.html")
         XCTAssertTrue(second.contains(#"<a rel="prev" href="/">"#))
         XCTAssertTrue(second.contains(#"<a rel="next" href="/page/3/">"#))

@@ -76,6 +76,16 @@ final class PaginatorTests: XCTestCase {
         XCTAssertEqual(paginator.rows(onPage: 3), 40..<45)
         XCTAssertEqual(paginator.path(ofPage: 1), "/banks/")
         XCTAssertEqual(paginator.path(ofPage: 2), "/banks/page/2/")
+    }
+
+    func testPageNavigationShowsTheEndsAndTheNeighboursWithGapsBetween() {
+        let paginator = Paginator(rowCount: 200, pageSize: 10, basePath: "/")
+        XCTAssertEqual(paginator.window(around: 1), [1, 2, 3, nil, 20])
+        XCTAssertEqual(paginator.window(around: 5), [1, 2, 3, 4, 5, 6, 7, nil, 20], "a gap of one page shows the page")
+        XCTAssertEqual(paginator.window(around: 10), [1, nil, 8, 9, 10, 11, 12, nil, 20])
+        XCTAssertEqual(paginator.window(around: 20), [1, nil, 18, 19, 20])
+        XCTAssertEqual(Paginator(rowCount: 30, pageSize: 10, basePath: "/").window(around: 2), [1, 2, 3])
+        XCTAssertEqual(Paginator(rowCount: 0, pageSize: 10, basePath: "/").window(around: 1), [1])
         XCTAssertEqual(Paginator(rowCount: 0, pageSize: 20, basePath: "/").pageCount, 1, "an empty listing still has its first page")
         XCTAssertEqual(Paginator(rowCount: 40, pageSize: 20, basePath: "/").pageCount, 2)
     }
