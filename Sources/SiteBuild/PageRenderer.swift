@@ -111,6 +111,28 @@ struct PageRenderer {
         return problems
     }
 
+    /// Writes the files every site has besides its pages: `404.html` (when the templates have a `404`),
+    /// `robots.txt`, and `sitemap.xml` listing every page written so far, which needs an absolute `baseURL`.
+    func renderSiteFiles(navigation: [[String: Any]]) throws {
+        if templates.names.contains("404") {
+            let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
+            try writer.write(templates.render("404", context: context), to: "404.html")
+        }
+        let absolute = URL(string: config.baseURL)?.scheme != nil
+        var robots = "User-agent: *\nAllow: /\n"
+        if absolute {
+            robots += "\nSitemap: \(config.baseURL)sitemap.xml\n"
+            let pages = writer.manifest.keys.filter { $0.hasSuffix("index.html") }.sorted()
+            var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+            for page in pages {
+                sitemap += "<url><loc>" + escapeHTML(config.baseURL + page.dropLast("index.html".count)) + "</loc></url>\n"
+            }
+            sitemap += "</urlset>\n"
+            try writer.write(sitemap, to: "sitemap.xml")
+        }
+        try writer.write(robots, to: "robots.txt")
+    }
+
     private func neighbour(_ row: Row, _ presenter: RecordPresenter) -> [String: Any] {
         ["title": presenter.title(row), "url": presenter.detailPath(row).map(presenter.url) ?? ""]
     }

@@ -53,6 +53,7 @@ public struct SiteBuilder {
             for collection in config.collections where collection.detail != nil {
                 summary.problems += try renderer.renderDetails(of: collection, navigation: navigation)
             }
+            try renderer.renderSiteFiles(navigation: navigation)
         } catch let error as TemplateError {
             throw BuildError.templates(error)
         } catch let error as CocoaError {

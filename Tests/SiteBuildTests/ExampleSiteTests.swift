@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import SiteBuild
 import XCTest
 
@@ -34,12 +37,28 @@ final class ExampleSiteTests: XCTestCase {
     func testTheExampleBuildsEveryListingAndDetailPage() throws {
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
-        // 300 banks at 20 a page, 31 news items at 20 a page, a page per bank, news item and Markdown page.
-        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2)
-        XCTAssertEqual(writtenFiles().count, 350)
+        // 300 banks at 20 a page, 31 news items at 20 a page, a page per bank, news item and Markdown page;
+        // then 404.html, sitemap.xml and robots.txt.
+        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3)
+        XCTAssertEqual(writtenFiles().count, 350 + 1)
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
         XCTAssertEqual(summary.rowsInserted, 300 + 31 + 2)
+    }
+
+    func testTheSitemapListsEveryPageAndRobotsAndTheNotFoundPagePointTheWay() throws {
+        _ = try build()
+        let sitemap = try page("sitemap.xml")
+        let document = try XMLDocument(xmlString: sitemap)
+        let locations = try document.nodes(forXPath: "//*[local-name()='loc']").compactMap(\.stringValue)
+        let pages = writtenFiles().filter { $0.hasSuffix("index.html") }
+        XCTAssertEqual(locations.count, pages.count)
+        XCTAssertEqual(Set(locations), Set(pages.map { "https://failedbanks.example.org/" + $0.dropLast("index.html".count) }))
+        XCTAssertTrue(locations.contains("https://failedbanks.example.org/banks/23917/"))
+        XCTAssertEqual(try page("robots.txt"), "User-agent: *\nAllow: /\n\nSitemap: https://failedbanks.example.org/sitemap.xml\n")
+        let notFound = try page("404.html")
+        XCTAssertTrue(notFound.contains("<h1>Page not found</h1>") && notFound.contains(#"<a href="/">Go to the home page</a>"#))
+        XCTAssertTrue(notFound.contains(#"<a href="/news/">News</a>"#), "the site's navigation")
     }
 
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
@@ -117,7 +136,7 @@ final class ExampleSiteTests: XCTestCase {
         let before = try writtenFiles().map { try page($0) }
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
-        XCTAssertEqual(again.pagesUnchanged, 350)
+        XCTAssertEqual(again.pagesUnchanged, 353)
         XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }
