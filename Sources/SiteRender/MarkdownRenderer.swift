@@ -29,11 +29,84 @@ public struct MarkdownRenderer: Sendable {
         cmark_parser_feed(parser, markdown, markdown.utf8.count)
         guard let document = cmark_parser_finish(parser) else { return "" }
         defer { cmark_node_free(document) }
-        guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else {
-            return ""
-        }
+        let extensions = cmark_parser_get_syntax_extensions(parser)
+        anchorHeadings(in: document, options: options, extensions: extensions)
+        guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
         defer { free(rendered) }
         return String(cString: rendered)
+    }
+
+    /// Gives every heading an `id` made from its text, as GitHub does (`## Closing date` is
+    /// `<h2 id="closing-date">`, a repeat `closing-date-1`), so a section can be linked to.
+    ///
+    /// cmark-gfm's HTML renderer writes no attributes on headings, so each heading is rendered alone
+    /// (with the same options, so raw HTML is still withheld unless allowed) and replaced by a custom
+    /// block holding that HTML with the `id` added.
+    private func anchorHeadings(in document: OpaquePointer, options: Int32, extensions: UnsafeMutablePointer<cmark_llist>?) {
+        var headings: [OpaquePointer] = []
+        let iterator = cmark_iter_new(document)
+        defer { cmark_iter_free(iterator) }
+        while cmark_iter_next(iterator) != CMARK_EVENT_DONE {
+            if let node = cmark_iter_get_node(iterator), cmark_node_get_type(node) == CMARK_NODE_HEADING,
+                cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER
+            {
+                headings.append(node)
+            }
+        }
+        var used: [String: Int] = [:]
+        for heading in headings {
+            guard let rendered = cmark_render_html(heading, options, extensions) else { continue }
+            let html = String(cString: rendered)
+            free(rendered)
+            let level = cmark_node_get_heading_level(heading)
+            let opening = "<h\(level)>"
+            guard html.hasPrefix(opening), let block = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK) else { continue }
+            var slug = Self.slug(Self.plainText(of: heading))
+            if slug.isEmpty { slug = "section" }
+            if let count = used[slug] {
+                used[slug] = count + 1
+                slug += "-\(count)"
+            } else {
+                used[slug] = 1
+            }
+            let anchored = "<h\(level) id=\"\(slug)\">" + html.dropFirst(opening.count)
+            cmark_node_set_on_enter(block, anchored)
+            cmark_node_set_on_exit(block, "")
+            cmark_node_replace(heading, block)
+            cmark_node_free(heading)
+        }
+    }
+
+    /// The text of a node's inline content, as a reader sees it.
+    private static func plainText(of node: OpaquePointer) -> String {
+        var text = ""
+        let iterator = cmark_iter_new(node)
+        defer { cmark_iter_free(iterator) }
+        while cmark_iter_next(iterator) != CMARK_EVENT_DONE {
+            guard let child = cmark_iter_get_node(iterator), cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER else { continue }
+            switch cmark_node_get_type(child) {
+            case CMARK_NODE_TEXT, CMARK_NODE_CODE:
+                if let literal = cmark_node_get_literal(child) { text += String(cString: literal) }
+            case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
+                text += " "
+            default:
+                break
+            }
+        }
+        return text
+    }
+
+    /// GitHub's anchor for a heading's text: lower case, letters, digits, `-` and `_` kept, spaces as `-`.
+    static func slug(_ text: String) -> String {
+        var slug = ""
+        for character in text.lowercased() {
+            if character == " " {
+                slug.append("-")
+            } else if character.isLetter || character.isNumber || character == "-" || character == "_" {
+                slug.append(character)
+            }
+        }
+        return slug
     }
 
     // Registration mutates a global registry; a static `let` runs it exactly once, thread-safely.

@@ -3,6 +3,19 @@ import SiteRender
 import XCTest
 
 final class MarkdownRendererTests: XCTestCase {
+    func testHeadingsGetGitHubStyleAnchorsAndRawHTMLInThemStaysWithheld() {
+        let markdown = "# Intro\n\n## Closing date\n\ntext\n\n## Closing date\n\n### `cert` & <b>x</b> Ünïcode: 2024!\n"
+        XCTAssertEqual(MarkdownRenderer().html(markdown), """
+            <h1 id="intro">Intro</h1>
+            <h2 id="closing-date">Closing date</h2>
+            <p>text</p>
+            <h2 id="closing-date-1">Closing date</h2>
+            <h3 id="cert--x-ünïcode-2024"><code>cert</code> &amp; <!-- raw HTML omitted -->x<!-- raw HTML omitted --> Ünïcode: 2024!</h3>
+
+            """)
+        XCTAssertTrue(MarkdownRenderer(allowsRawHTML: true).html("## a <b>b</b>").hasPrefix(#"<h2 id="a-b">a <b>b</b></h2>"#))
+    }
+
     func testGFMTablesStrikethroughTaskListsAndAutolinksRender() {
         let html = MarkdownRenderer().html("""
             | a | b |
