@@ -42,6 +42,12 @@ struct PageRenderer {
             batchSize: listing.pageSize))
         let paginator = Paginator(rowCount: controller.fetchedIDs.count, pageSize: listing.pageSize, basePath: listing.path)
         let link = { (page: Int) in presenter.url(paginator.path(ofPage: page)) }
+        let feeds = listing.feeds.map { format -> [String: Any] in
+            ["format": format.rawValue, "type": format.mediaType, "url": presenter.url(listing.path + format.fileName)]
+        }
+        if !listing.feeds.isEmpty {
+            try writeFeeds(of: listing, rows: controller.objects(in: paginator.rows(onPage: 1)), presenter: presenter)
+        }
         for number in 1...paginator.pageCount {
             let rows = try controller.objects(in: paginator.rows(onPage: number))
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: rows)
@@ -60,7 +66,7 @@ struct PageRenderer {
             let context: [String: Any] = [
                 "site": site, "nav": navigation, "pageTitle": title,
                 "listing": ["name": listing.name, "title": listing.title],
-                "items": items, "empty": items.isEmpty, "pagination": pagination,
+                "items": items, "empty": items.isEmpty, "pagination": pagination, "feeds": feeds,
             ]
             try write(templates.render(listing.template, context: context), path: paginator.path(ofPage: number))
         }
@@ -109,6 +115,32 @@ struct PageRenderer {
             try write(templates.render(detail.template, context: context), path: path)
         }
         return problems
+    }
+
+    /// Writes the listing's subscription feeds beside its first page, from that page's `rows`.
+    private func writeFeeds(of listing: ListingConfig, rows: [Row], presenter: RecordPresenter) throws {
+        let collection = presenter.collection
+        let listingURL = config.baseURL + listing.path.drop { $0 == "/" }
+        let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
+        let entries = rows.map { row -> FeedContent.Entry in
+            let key = row["_key"]?.stringValue ?? ""
+            let link = presenter.detailPath(row).map { config.baseURL + $0.drop { $0 == "/" } }
+            let date = listing.feedDate.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
+            var html: String?
+            if let detail = collection.detail, let field = detail.bodyField, let text = row[field]?.stringValue {
+                html = body.html(text, format: detail.bodyFormat)
+            }
+            return FeedContent.Entry(
+                id: link ?? listingURL + "#" + (key.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? key),
+                title: presenter.title(row), link: link ?? listingURL, date: date,
+                author: hasField("author") ? row["author"]?.stringValue : nil,
+                summary: hasField("summary") ? row["summary"]?.stringValue : nil, contentHTML: html)
+        }
+        let content = FeedContent(title: listing.title, siteTitle: config.title, link: listingURL, entries: entries)
+        for format in listing.feeds {
+            let path = String(listing.path.dropFirst()) + format.fileName
+            try writer.write(FeedWriter.document(content, format: format, selfURL: config.baseURL + path), to: path)
+        }
     }
 
     /// Writes the files every site has besides its pages: `404.html` (when the templates have a `404`),

@@ -1,6 +1,7 @@
 import Foundation
 import ResultsController
 import SiteSources
+import SiteRender
 import Yams
 
 /// A site as `sitegen.yml` declares it: settings, collections and listings.
@@ -94,7 +95,7 @@ public struct SiteConfig: Sendable {
         var listings: [ListingConfig] = []
         if let listingNodes {
             for (name, nameNode, body) in try reader.mapping(listingNodes, "listings") {
-                listings.append(try ListingConfig(name: name, nameNode: nameNode, node: body, reader: reader, collections: collections))
+                listings.append(try ListingConfig(name: name, nameNode: nameNode, node: body, reader: reader, collections: collections, baseURL: baseURL))
             }
         }
         self.listings = listings
@@ -311,12 +312,19 @@ public struct ListingConfig: Sendable {
     public var template: String
     /// The heading the listing's pages show.
     public var title: String
+    /// The subscription feeds written beside the first page (its rows, newest first as the listing sorts).
+    public var feeds: [FeedWriter.Format] = []
+    /// The date or datetime field the feeds date their entries by.
+    public var feedDate: String?
 
-    init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader, collections: [CollectionConfig]) throws(ConfigError) {
+    init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader, collections: [CollectionConfig],
+         baseURL: String) throws(ConfigError)
+    {
         self.name = try reader.identifier(name, nameNode, "a listing name")
         var from: String?, filter: String?, sort: [(String, Bool)] = [], pageSize = 20, path: String?
         var template = "list", title: String?
-        let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title"]
+        var feedsNode: Node?, feedDateNode: Node?
+        let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate"]
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
             switch key {
             case "from":
@@ -361,6 +369,8 @@ public struct ListingConfig: Sendable {
                 }
                 path = text
             case "template": template = try reader.string(value, "template")
+            case "feeds": feedsNode = value
+            case "feedDate": feedDateNode = value
             default: title = try reader.string(value, "title")
             }
         }
@@ -373,5 +383,31 @@ public struct ListingConfig: Sendable {
         self.path = path
         self.template = template
         self.title = title ?? name
+        if let feedsNode {
+            for format in try reader.strings(feedsNode, "feeds") {
+                guard let known = FeedWriter.Format(rawValue: format) else {
+                    throw reader.error(feedsNode, "unknown feed format '\(format)'; expected atom, rss or json")
+                }
+                if !feeds.contains(known) { feeds.append(known) }
+            }
+            guard URL(string: baseURL)?.scheme != nil else {
+                throw reader.error(feedsNode, "feeds need an absolute baseURL (such as https://example.org/): feed readers need full links")
+            }
+            let collection = collections.first { $0.name == from }!
+            func isDate(_ field: String) -> Bool {
+                collection.fields.contains { $0.name == field && ($0.type == .date || $0.type == .datetime) }
+            }
+            if let feedDateNode {
+                let field = try reader.string(feedDateNode, "feedDate")
+                guard isDate(field) else {
+                    throw reader.error(feedDateNode, "feedDate '\(field)' is not a date or datetime field of '\(from)'")
+                }
+                feedDate = field
+            } else if let first = sort.first?.0, isDate(first) {
+                feedDate = first
+            } else {
+                throw reader.error(feedsNode, "a feed dates its entries: sort listing '\(name)' by a date field first, or name one with feedDate")
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import SiteBuild
+import SiteSources
 import XCTest
 
 /// Builds the bundled example site (sitegen.yml, content/, Templates/ at the repository root) in a temporary copy.
@@ -38,8 +39,8 @@ final class ExampleSiteTests: XCTestCase {
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
         // 300 banks at 20 a page, 31 news items at 20 a page, a page per bank, news item and Markdown page;
-        // then 404.html, sitemap.xml and robots.txt.
-        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3)
+        // then 404.html, sitemap.xml and robots.txt, and the feeds (Atom and RSS of the banks, all three of the news).
+        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 5)
         XCTAssertEqual(writtenFiles().count, 350 + 1)
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
@@ -59,6 +60,37 @@ final class ExampleSiteTests: XCTestCase {
         let notFound = try page("404.html")
         XCTAssertTrue(notFound.contains("<h1>Page not found</h1>") && notFound.contains(#"<a href="/">Go to the home page</a>"#))
         XCTAssertTrue(notFound.contains(#"<a href="/news/">News</a>"#), "the site's navigation")
+    }
+
+    func testListingFeedsParseBackWithTheFirstPagesRowsInEveryFormat() throws {
+        _ = try build()
+        func feed(_ path: String) throws -> FeedDocument {
+            try FeedParser(file: path).parse(Data(contentsOf: output.appendingPathComponent(path)))
+        }
+        let atom = try feed("news/atom.xml"), rss = try feed("news/rss.xml"), json = try feed("news/feed.json")
+        XCTAssertEqual([atom.kind, rss.kind, json.kind], [.atom10, .rss20, .json11])
+        XCTAssertEqual([atom.title, rss.title, json.title], ["News", "News", "News"])
+        XCTAssertEqual(atom.items.count, 20, "the first page's rows")
+        for other in [rss, json] {
+            XCTAssertEqual(other.items.map(\.id), atom.items.map(\.id))
+            XCTAssertEqual(other.items.map(\.title), atom.items.map(\.title))
+            XCTAssertEqual(other.items.map(\.published), atom.items.map(\.published), "RFC 822 and RFC 3339 dates agree")
+            XCTAssertEqual(other.items.map(\.content), atom.items.map(\.content))
+        }
+        let dates = atom.items.compactMap(\.published)
+        XCTAssertEqual(dates.count, 20)
+        XCTAssertEqual(dates, dates.sorted(by: >), "newest first")
+        XCTAssertTrue(atom.items[0].title?.contains("Farmers & Merchants Bank of Long Beach") == true)
+        for item in atom.items {
+            let link = try XCTUnwrap(item.link)
+            XCTAssertTrue(link.hasPrefix("https://failedbanks.example.org/news/"), link)
+            let path = String(link.dropFirst("https://failedbanks.example.org/".count)) + "index.html"
+            XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent(path).path), "\(link) is a written page")
+        }
+        let banks = try feed("atom.xml")
+        XCTAssertEqual(banks.items.count, 20)
+        XCTAssertEqual(banks.items.first.flatMap(\.published).map(FeedDate.rfc3339), "2024-02-20T00:00:00Z", "a date field is midnight UTC")
+        XCTAssertTrue(try page("index.html").contains(#"<link rel="alternate" type="application/atom+xml" title="Failed banks, newest first (atom)" href="/atom.xml">"#))
     }
 
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
@@ -136,7 +168,7 @@ final class ExampleSiteTests: XCTestCase {
         let before = try writtenFiles().map { try page($0) }
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
-        XCTAssertEqual(again.pagesUnchanged, 353)
+        XCTAssertEqual(again.pagesUnchanged, 358)
         XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }

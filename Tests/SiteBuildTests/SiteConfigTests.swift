@@ -76,6 +76,18 @@ final class SiteConfigTests: XCTestCase {
         XCTAssertEqual(error("")?.reason, "the file is empty; expected at least 'title' and 'collections'")
     }
 
+    func testFeedsNeedAKnownFormatAnAbsoluteBaseURLAndADate() {
+        let absolute = valid.replacingOccurrences(of: "title: Test", with: "title: Test\nbaseURL: https://x.org/")
+        XCTAssertEqual(error(absolute + "\n    feeds: [atom, mastodon]")?.description,
+                       "sitegen.yml:18:12: unknown feed format 'mastodon'; expected atom, rss or json")
+        XCTAssertEqual(error(valid + "\n    feeds: [atom]")?.description,
+                       "sitegen.yml:17:12: feeds need an absolute baseURL (such as https://example.org/): feed readers need full links")
+        XCTAssertEqual(error(absolute + "\n    feeds: [atom]")?.description,
+                       "sitegen.yml:18:12: a feed dates its entries: sort listing 'home' by a date field first, or name one with feedDate")
+        XCTAssertEqual(error(absolute + "\n    feeds: [atom]\n    feedDate: name")?.description,
+                       "sitegen.yml:19:15: feedDate 'name' is not a date or datetime field of 'banks'")
+    }
+
     func testAMissingFileIsNamed() {
         XCTAssertThrowsError(try SiteConfig(contentsOf: URL(fileURLWithPath: "/nonexistent/sitegen.yml"), displayName: "sitegen.yml")) { error in
             XCTAssertTrue((error as? ConfigError)?.description.hasPrefix("sitegen.yml: not found") == true, "\(error)")

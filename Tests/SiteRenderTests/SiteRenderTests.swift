@@ -1,5 +1,5 @@
 import Foundation
-import SiteRender
+@testable import SiteRender
 import XCTest
 
 final class MarkdownRendererTests: XCTestCase {
@@ -101,5 +101,30 @@ final class PaginatorTests: XCTestCase {
         XCTAssertEqual(Paginator(rowCount: 0, pageSize: 10, basePath: "/").window(around: 1), [1])
         XCTAssertEqual(Paginator(rowCount: 0, pageSize: 20, basePath: "/").pageCount, 1, "an empty listing still has its first page")
         XCTAssertEqual(Paginator(rowCount: 40, pageSize: 20, basePath: "/").pageCount, 2)
+    }
+}
+
+final class FeedWriterTests: XCTestCase {
+    func testRFC822DatesNameTheRightWeekday() {
+        XCTAssertEqual(FeedWriter.rfc822("2024-05-03T14:00:00Z"), "Fri, 03 May 2024 14:00:00 +0000")
+        XCTAssertEqual(FeedWriter.rfc822("2000-01-01T00:00:00Z"), "Sat, 01 Jan 2000 00:00:00 +0000")
+        XCTAssertEqual(FeedWriter.rfc822("2024-02-29T23:59:59Z"), "Thu, 29 Feb 2024 23:59:59 +0000")
+        XCTAssertEqual(FeedWriter.rfc822("1999-12-31T08:05:09Z"), "Fri, 31 Dec 1999 08:05:09 +0000")
+    }
+
+    func testFeedsEscapeWhatTheirFormatsGiveMeaningTo() throws {
+        let content = FeedContent(title: "A & B <news>", siteTitle: "Site", link: "https://x.org/",
+                                  entries: [.init(id: "https://x.org/1/", title: "Quote \"q\"\u{1}\tand\nline", link: "https://x.org/1/",
+                                                  date: nil, contentHTML: "<p>a &amp; b</p>")])
+        let atom = FeedWriter.document(content, format: .atom, selfURL: "https://x.org/atom.xml")
+        XCTAssertTrue(atom.contains("<title>A &amp; B &lt;news&gt;</title>"))
+        XCTAssertTrue(atom.contains("<title>Quote &quot;q&quot;\tand\nline</title>"), "a control character has no place in XML")
+        XCTAssertTrue(atom.contains("<updated>1970-01-01T00:00:00Z</updated>"), "no dated entry: a fixed date, not now")
+        XCTAssertTrue(atom.contains("<content type=\"html\">&lt;p&gt;a &amp;amp; b&lt;/p&gt;</content>"))
+        let json = FeedWriter.document(content, format: .json, selfURL: "https://x.org/feed.json")
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let items = parsed?["items"] as? [[String: Any]]
+        XCTAssertEqual(items?.first?["title"] as? String, "Quote \"q\"\u{1}\tand\nline")
+        XCTAssertEqual(parsed?["version"] as? String, "https://jsonfeed.org/version/1.1")
     }
 }

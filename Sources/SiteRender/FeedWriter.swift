@@ -1,0 +1,223 @@
+import Foundation
+
+/// What a listing's subscription feed says, whatever its format: the listing, and an entry per row of
+/// its first page.
+public struct FeedContent: Sendable, Equatable {
+    /// One entry.
+    public struct Entry: Sendable, Equatable {
+        /// A permanent, unique identity (the entry's page URL, absolute).
+        public var id: String
+        /// The entry's title.
+        public var title: String
+        /// The entry's page, absolute.
+        public var link: String
+        /// When it was published, as RFC 3339 in UTC; `nil` when the row has no date.
+        public var date: String?
+        /// Its author's name.
+        public var author: String?
+        /// A short text summary.
+        public var summary: String?
+        /// The full content as HTML.
+        public var contentHTML: String?
+
+        /// Makes an entry.
+        public init(id: String, title: String, link: String, date: String?, author: String? = nil,
+                    summary: String? = nil, contentHTML: String? = nil) {
+            self.id = id
+            self.title = title
+            self.link = link
+            self.date = date
+            self.author = author
+            self.summary = summary
+            self.contentHTML = contentHTML
+        }
+    }
+
+    /// The feed's title (the listing's).
+    public var title: String
+    /// The site's name, the author of record when an entry names none (Atom requires one).
+    public var siteTitle: String
+    /// The listing's first page, absolute.
+    public var link: String
+    /// The entries, newest first as the listing orders them.
+    public var entries: [Entry]
+
+    /// Describes a feed.
+    public init(title: String, siteTitle: String, link: String, entries: [Entry]) {
+        self.title = title
+        self.siteTitle = siteTitle
+        self.link = link
+        self.entries = entries
+    }
+
+    /// The newest entry date, the feed's own "updated"; the Unix epoch for a feed with no dated entry,
+    /// so that the output stays the same from build to build.
+    public var updated: String { entries.compactMap(\.date).max() ?? "1970-01-01T00:00:00Z" }
+}
+
+/// Writes a `FeedContent` as Atom 1.0 (RFC 4287), RSS 2.0 or JSON Feed 1.1, byte for byte the same for
+/// the same content.
+public enum FeedWriter {
+    /// The three formats, with the file each is written to beside the listing's first page.
+    public enum Format: String, Sendable, CaseIterable {
+        case atom, rss, json
+
+        /// The file name: `atom.xml`, `rss.xml`, `feed.json`.
+        public var fileName: String {
+            switch self {
+            case .atom: return "atom.xml"
+            case .rss: return "rss.xml"
+            case .json: return "feed.json"
+            }
+        }
+
+        /// The media type a page's `<link rel="alternate">` announces.
+        public var mediaType: String {
+            switch self {
+            case .atom: return "application/atom+xml"
+            case .rss: return "application/rss+xml"
+            case .json: return "application/feed+json"
+            }
+        }
+    }
+
+    /// The document for `content` in `format`, which is published at `selfURL`.
+    public static func document(_ content: FeedContent, format: Format, selfURL: String) -> String {
+        switch format {
+        case .atom: return atom(content, selfURL: selfURL)
+        case .rss: return rss(content, selfURL: selfURL)
+        case .json: return json(content, selfURL: selfURL)
+        }
+    }
+
+    private static func atom(_ content: FeedContent, selfURL: String) -> String {
+        var xml = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <feed xmlns="http://www.w3.org/2005/Atom">
+            <title>\(escapeXML(content.title))</title>
+            <link rel="alternate" type="text/html" href="\(escapeXML(content.link))"/>
+            <link rel="self" type="application/atom+xml" href="\(escapeXML(selfURL))"/>
+            <id>\(escapeXML(content.link))</id>
+            <updated>\(content.updated)</updated>
+            <author><name>\(escapeXML(content.siteTitle))</name></author>
+
+            """
+        for entry in content.entries {
+            xml += "<entry>\n<title>\(escapeXML(entry.title))</title>\n"
+            xml += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escapeXML(entry.link))\"/>\n"
+            xml += "<id>\(escapeXML(entry.id))</id>\n"
+            // Atom requires updated: a row with no date takes the feed's.
+            xml += "<updated>\(entry.date ?? content.updated)</updated>\n"
+            if let date = entry.date { xml += "<published>\(date)</published>\n" }
+            if let author = entry.author { xml += "<author><name>\(escapeXML(author))</name></author>\n" }
+            if let summary = entry.summary { xml += "<summary>\(escapeXML(summary))</summary>\n" }
+            if let html = entry.contentHTML { xml += "<content type=\"html\">\(escapeXML(html))</content>\n" }
+            xml += "</entry>\n"
+        }
+        return xml + "</feed>\n"
+    }
+
+    private static func rss(_ content: FeedContent, selfURL: String) -> String {
+        var xml = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+            <channel>
+            <title>\(escapeXML(content.title))</title>
+            <link>\(escapeXML(content.link))</link>
+            <description>\(escapeXML(content.title + " · " + content.siteTitle))</description>
+            <atom:link href="\(escapeXML(selfURL))" rel="self" type="application/rss+xml"/>
+            <lastBuildDate>\(rfc822(content.updated))</lastBuildDate>
+
+            """
+        for entry in content.entries {
+            xml += "<item>\n<title>\(escapeXML(entry.title))</title>\n<link>\(escapeXML(entry.link))</link>\n"
+            xml += "<guid isPermaLink=\"\(entry.id == entry.link)\">\(escapeXML(entry.id))</guid>\n"
+            if let date = entry.date { xml += "<pubDate>\(rfc822(date))</pubDate>\n" }
+            // RSS's own <author> must be an e-mail address; a name goes in Dublin Core's creator.
+            if let author = entry.author { xml += "<dc:creator>\(escapeXML(author))</dc:creator>\n" }
+            // The summary as the description (readers show it in lists), the whole HTML as content:encoded.
+            if let description = entry.summary ?? entry.contentHTML { xml += "<description>\(escapeXML(description))</description>\n" }
+            if let html = entry.contentHTML { xml += "<content:encoded>\(escapeXML(html))</content:encoded>\n" }
+            xml += "</item>\n"
+        }
+        return xml + "</channel>\n</rss>\n"
+    }
+
+    private static func json(_ content: FeedContent, selfURL: String) -> String {
+        var items: [String] = []
+        for entry in content.entries {
+            var members = ["\"id\": \(jsonString(entry.id))", "\"url\": \(jsonString(entry.link))", "\"title\": \(jsonString(entry.title))"]
+            if let html = entry.contentHTML { members.append("\"content_html\": \(jsonString(html))") }
+            if let summary = entry.summary { members.append("\"summary\": \(jsonString(summary))") }
+            if let date = entry.date { members.append("\"date_published\": \(jsonString(date))") }
+            if let author = entry.author { members.append("\"authors\": [{\"name\": \(jsonString(author))}]") }
+            // JSON Feed requires content_html or content_text.
+            if entry.contentHTML == nil { members.append("\"content_text\": \(jsonString(entry.summary ?? entry.title))") }
+            items.append("    {" + members.joined(separator: ", ") + "}")
+        }
+        return """
+            {
+              "version": "https://jsonfeed.org/version/1.1",
+              "title": \(jsonString(content.title)),
+              "home_page_url": \(jsonString(content.link)),
+              "feed_url": \(jsonString(selfURL)),
+              "authors": [{"name": \(jsonString(content.siteTitle))}],
+              "items": [
+            \(items.joined(separator: ",\n"))
+              ]
+            }
+
+            """
+    }
+
+    /// `2024-05-03T14:00:00Z` as RFC 822 (with a four-digit year, as RFC 1123 has it): `Fri, 03 May 2024 14:00:00 +0000`.
+    static func rfc822(_ rfc3339: String) -> String {
+        let digits = rfc3339.split { !$0.isNumber }.compactMap { Int($0) }
+        guard digits.count >= 6 else { return rfc3339 }
+        let (year, month, day) = (digits[0], digits[1], digits[2])
+        // Zeller-style weekday from the civil date (0 = Sunday).
+        let shifted = month < 3 ? year - 1 : year
+        let weekday = (shifted + shifted / 4 - shifted / 100 + shifted / 400 + [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4][month - 1] + day) % 7
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[weekday]), \(two(day)) \(months[month - 1]) \(year) \(two(digits[3])):\(two(digits[4])):\(two(digits[5])) +0000"
+    }
+}
+
+/// `text` with the characters XML gives meaning to escaped, for element text and attribute values.
+public func escapeXML(_ text: String) -> String {
+    var escaped = ""
+    escaped.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": escaped += "&amp;"
+        case "<": escaped += "&lt;"
+        case ">": escaped += "&gt;"
+        case "\"": escaped += "&quot;"
+        // Control characters are not allowed in XML 1.0 at all; they are dropped.
+        case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r": continue
+        default: escaped.unicodeScalars.append(scalar)
+        }
+    }
+    return escaped
+}
+
+/// `text` as a JSON string literal.
+func jsonString(_ text: String) -> String {
+    var escaped = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": escaped += "\\\""
+        case "\\": escaped += "\\\\"
+        case "\n": escaped += "\\n"
+        case "\r": escaped += "\\r"
+        case "\t": escaped += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: escaped.unicodeScalars.append(scalar)
+        }
+    }
+    return escaped + "\""
+}
