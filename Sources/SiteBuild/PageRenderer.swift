@@ -17,7 +17,7 @@ struct PageRenderer {
     /// The menu every page shows: each listing, then the pages of Markdown collections, by title.
     func navigation() throws -> [[String: Any]] {
         var items: [[String: Any]] = config.listings.map {
-            ["title": $0.title, "url": config.basePath + $0.path.drop { $0 == "/" }]
+            ["title": $0.title, "url": config.basePath + ($0.indexPath ?? $0.path).drop { $0 == "/" }]
         }
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
             let presenter = RecordPresenter(collection: collection, config: config)
@@ -38,20 +38,65 @@ struct PageRenderer {
         let controller = try fetch(listing.name, FetchRequest(
             table: listing.from, idColumn: "_id", filter: listing.filter,
             sortDescriptors: listing.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) },
-            relationships: collection.joins, prefetchedRelationships: collection.toOneRelationships.map(\.field),
-            batchSize: listing.pageSize))
-        let paginator = Paginator(rowCount: controller.fetchedIDs.count, pageSize: listing.pageSize, basePath: listing.path)
+            relationships: collection.joins, sectionKey: listing.section,
+            sectionOrder: listing.section != nil && !listing.sectionDeclarations.isEmpty ? listing.sectionDeclarations : nil,
+            showsEmptySections: listing.showsEmptySections,
+            prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: listing.pageSize))
+        guard listing.section != nil, let indexPath = listing.indexPath else {
+            let all = SectionInfo(name: "", range: 0..<controller.fetchedIDs.count)
+            try renderPages(of: listing, section: all, basePath: listing.path, sectionContext: nil,
+                            controller: controller, presenter: presenter, navigation: navigation)
+            return
+        }
+        var sections: [[String: Any]] = []
+        var slugs = Set<String>()
+        for info in controller.sections {
+            // Two values with the same slug ("CA", "ca") must not share pages: the later one is numbered.
+            var slug = slugify(info.name), suffix = 2
+            while !slugs.insert(slug).inserted { slug = slugify(info.name) + "-\(suffix)"; suffix += 1 }
+            let basePath = listing.path.replacingOccurrences(of: "{section}", with: slug)
+            let summary: [String: Any] = [
+                "name": info.name, "title": info.displayTitle, "indexTitle": info.indexTitle ?? "",
+                "count": info.numberOfObjects, "url": presenter.url(basePath),
+            ]
+            try renderPages(of: listing, section: info, basePath: basePath, sectionContext: summary,
+                            controller: controller, presenter: presenter, navigation: navigation)
+            sections.append(summary)
+        }
+        // The index groups sections under their index titles, A to Z; within a group, in listing order.
+        let titles = Set(sections.map { $0["indexTitle"] as! String }).sorted()
+        let groups = titles.map { title in ["indexTitle": title, "sections": sections.filter { $0["indexTitle"] as! String == title }] }
+        let context: [String: Any] = [
+            "site": site, "nav": navigation, "pageTitle": listing.title,
+            "listing": ["name": listing.name, "title": listing.title],
+            "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": controller.fetchedIDs.count,
+        ]
+        try write(templates.render(listing.indexTemplate, context: context), path: indexPath)
+    }
+
+    /// Writes the pages of one section of `listing` (the whole listing when it has no sections), page 1
+    /// at `basePath` and page N at `basePath/page/N/`, with its feeds beside page 1.
+    private func renderPages(of listing: ListingConfig, section: SectionInfo, basePath: String, sectionContext: [String: Any]?,
+                             controller: ResultsController, presenter: RecordPresenter, navigation: [[String: Any]]) throws
+    {
+        let collection = presenter.collection
+        let paginator = Paginator(rowCount: section.numberOfObjects, pageSize: listing.pageSize, basePath: basePath)
         let link = { (page: Int) in presenter.url(paginator.path(ofPage: page)) }
+        let rows = { (page: Int) -> Range<Int> in
+            let offsets = paginator.rows(onPage: page)
+            return (section.range.lowerBound + offsets.lowerBound)..<(section.range.lowerBound + offsets.upperBound)
+        }
+        let heading = sectionContext.map { listing.title + " — " + ($0["title"] as! String) } ?? listing.title
         let feeds = listing.feeds.map { format -> [String: Any] in
-            ["format": format.rawValue, "type": format.mediaType, "url": presenter.url(listing.path + format.fileName)]
+            ["format": format.rawValue, "type": format.mediaType, "url": presenter.url(basePath + format.fileName)]
         }
         if !listing.feeds.isEmpty {
-            try writeFeeds(of: listing, rows: controller.objects(in: paginator.rows(onPage: 1)), presenter: presenter)
+            try writeFeeds(of: listing, title: heading, path: basePath, rows: controller.objects(in: rows(1)), presenter: presenter)
         }
         for number in 1...paginator.pageCount {
-            let rows = try controller.objects(in: paginator.rows(onPage: number))
-            let related = try RelatedRecords(database: database, collection: collection).fetch(for: rows)
-            let items = rows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
+            let pageRows = try controller.objects(in: rows(number))
+            let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
+            let items = pageRows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
             var pagination: [String: Any] = [
                 "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
                 "first": link(1), "last": link(paginator.pageCount),
@@ -62,12 +107,15 @@ struct PageRenderer {
             ]
             if number > 1 { pagination["prev"] = link(number - 1) }
             if number < paginator.pageCount { pagination["next"] = link(number + 1) }
-            let title = number == 1 ? listing.title : "\(listing.title) — page \(number)"
-            let context: [String: Any] = [
-                "site": site, "nav": navigation, "pageTitle": title,
+            var context: [String: Any] = [
+                "site": site, "nav": navigation, "pageTitle": number == 1 ? heading : "\(heading) — page \(number)",
                 "listing": ["name": listing.name, "title": listing.title],
                 "items": items, "empty": items.isEmpty, "pagination": pagination, "feeds": feeds,
             ]
+            if var sectionContext {
+                if let indexPath = listing.indexPath { sectionContext["index"] = presenter.url(indexPath) }
+                context["section"] = sectionContext
+            }
             try write(templates.render(listing.template, context: context), path: paginator.path(ofPage: number))
         }
     }
@@ -118,9 +166,9 @@ struct PageRenderer {
     }
 
     /// Writes the listing's subscription feeds beside its first page, from that page's `rows`.
-    private func writeFeeds(of listing: ListingConfig, rows: [Row], presenter: RecordPresenter) throws {
+    private func writeFeeds(of listing: ListingConfig, title: String, path: String, rows: [Row], presenter: RecordPresenter) throws {
         let collection = presenter.collection
-        let listingURL = config.baseURL + listing.path.drop { $0 == "/" }
+        let listingURL = config.baseURL + path.drop { $0 == "/" }
         let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
         let entries = rows.map { row -> FeedContent.Entry in
             let key = row["_key"]?.stringValue ?? ""
@@ -136,9 +184,9 @@ struct PageRenderer {
                 author: hasField("author") ? row["author"]?.stringValue : nil,
                 summary: hasField("summary") ? row["summary"]?.stringValue : nil, contentHTML: html)
         }
-        let content = FeedContent(title: listing.title, siteTitle: config.title, link: listingURL, entries: entries)
+        let content = FeedContent(title: title, siteTitle: config.title, link: listingURL, entries: entries)
         for format in listing.feeds {
-            let path = String(listing.path.dropFirst()) + format.fileName
+            let path = String(path.dropFirst()) + format.fileName
             try writer.write(FeedWriter.document(content, format: format, selfURL: config.baseURL + path), to: path)
         }
     }

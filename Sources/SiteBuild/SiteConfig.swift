@@ -316,6 +316,21 @@ public struct ListingConfig: Sendable {
     public var feeds: [FeedWriter.Format] = []
     /// The date or datetime field the feeds date their entries by.
     public var feedDate: String?
+    /// The field whose values split the listing into sections, each paginated on its own at the path
+    /// with `{section}` filled in; it is the first sort key.
+    public var section: String?
+    /// Sections in a declared order, with display titles; others follow in sort order.
+    public var sectionDeclarations: [SectionDeclaration] = []
+    /// Whether declared sections get their (empty) pages even when no row falls in them.
+    public var showsEmptySections = false
+    /// The template of the section index page.
+    public var indexTemplate = "sections"
+
+    /// Where the section index page goes: the path up to `{section}`.
+    public var indexPath: String? {
+        guard section != nil, let range = path.range(of: "{section}") else { return nil }
+        return String(path[..<range.lowerBound])
+    }
 
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader, collections: [CollectionConfig],
          baseURL: String) throws(ConfigError)
@@ -323,8 +338,9 @@ public struct ListingConfig: Sendable {
         self.name = try reader.identifier(name, nameNode, "a listing name")
         var from: String?, filter: String?, sort: [(String, Bool)] = [], pageSize = 20, path: String?
         var template = "list", title: String?
-        var feedsNode: Node?, feedDateNode: Node?
-        let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate"]
+        var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?
+        let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate",
+                                    "section", "sections", "showEmpty", "indexTemplate"]
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
             switch key {
             case "from":
@@ -371,6 +387,10 @@ public struct ListingConfig: Sendable {
             case "template": template = try reader.string(value, "template")
             case "feeds": feedsNode = value
             case "feedDate": feedDateNode = value
+            case "section": sectionNode = value
+            case "sections": sectionsNode = value
+            case "showEmpty": showsEmptySections = try reader.bool(value, "showEmpty")
+            case "indexTemplate": indexTemplate = try reader.string(value, "indexTemplate")
             default: title = try reader.string(value, "title")
             }
         }
@@ -383,6 +403,41 @@ public struct ListingConfig: Sendable {
         self.path = path
         self.template = template
         self.title = title ?? name
+        let listed = collections.first { $0.name == from }!
+        if let sectionNode {
+            let field = try reader.string(sectionNode, "section")
+            guard listed.hasField(field) else {
+                throw reader.error(sectionNode, "cannot make sections of '\(field)': it is not a field of '\(from)'")
+            }
+            let column = field == "key" ? "_key" : field
+            section = column
+            // Sections come in the order of their key: it leads the sort.
+            if self.sort.first?.field != column { self.sort.insert((column, true), at: 0) }
+            guard path.components(separatedBy: "/").contains("{section}") else {
+                throw reader.error(node, "listing '\(name)' has sections, so its path needs a {section} segment, e.g. /banks/{section}/")
+            }
+            if path.hasSuffix("/page/{page}/") { self.path = String(path.dropLast("page/{page}/".count)) }
+        } else if path.contains("{section}") {
+            throw reader.error(node, "listing '\(name)' has {section} in its path but no 'section' field to fill it")
+        }
+        if let sectionsNode {
+            guard section != nil else { throw reader.error(sectionsNode, "'sections' declares the sections of a listing with 'section'") }
+            guard case .sequence(let items) = sectionsNode else {
+                throw reader.error(sectionsNode, "sections must be a list of section names, or of {name, title}")
+            }
+            for item in items {
+                if case .mapping = item {
+                    var sectionName: String?, sectionTitle: String?
+                    for (key, _, value) in try reader.mapping(item, "a section", allowed: ["name", "title"]) {
+                        if key == "name" { sectionName = try reader.string(value, "name") } else { sectionTitle = try reader.string(value, "title") }
+                    }
+                    guard let sectionName else { throw reader.error(item, "a section needs a 'name': the field's value") }
+                    sectionDeclarations.append(SectionDeclaration(name: sectionName, displayTitle: sectionTitle))
+                } else {
+                    sectionDeclarations.append(SectionDeclaration(name: try reader.string(item, "a section")))
+                }
+            }
+        }
         if let feedsNode {
             for format in try reader.strings(feedsNode, "feeds") {
                 guard let known = FeedWriter.Format(rawValue: format) else {
@@ -393,9 +448,8 @@ public struct ListingConfig: Sendable {
             guard URL(string: baseURL)?.scheme != nil else {
                 throw reader.error(feedsNode, "feeds need an absolute baseURL (such as https://example.org/): feed readers need full links")
             }
-            let collection = collections.first { $0.name == from }!
             func isDate(_ field: String) -> Bool {
-                collection.fields.contains { $0.name == field && ($0.type == .date || $0.type == .datetime) }
+                listed.fields.contains { $0.name == field && ($0.type == .date || $0.type == .datetime) }
             }
             if let feedDateNode {
                 let field = try reader.string(feedDateNode, "feedDate")

@@ -39,9 +39,10 @@ final class ExampleSiteTests: XCTestCase {
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
         // 300 banks at 20 a page, 31 news items at 20 a page, a page per bank, news item and Markdown page;
-        // then 404.html, sitemap.xml and robots.txt, and the feeds (Atom and RSS of the banks, all three of the news).
-        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 5)
-        XCTAssertEqual(writtenFiles().count, 350 + 1)
+        // then 404.html, sitemap.xml and robots.txt, and the feeds (Atom and RSS of the banks, all three of the
+        // news), and the banks by state: an index and 22 pages for 18 states.
+        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 5 + 23)
+        XCTAssertEqual(writtenFiles().count, 350 + 1 + 23)
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
         XCTAssertEqual(summary.rowsInserted, 300 + 31 + 2)
@@ -91,6 +92,35 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertEqual(banks.items.count, 20)
         XCTAssertEqual(banks.items.first.flatMap(\.published).map(FeedDate.rfc3339), "2024-02-20T00:00:00Z", "a date field is midnight UTC")
         XCTAssertTrue(try page("index.html").contains(#"<link rel="alternate" type="application/atom+xml" title="Failed banks, newest first (atom)" href="/atom.xml">"#))
+    }
+
+    func testSectionIndexCountsAddUpAndEachSectionListsOnlyItsOwnRows() throws {
+        _ = try build()
+        let index = try page("states/index.html")
+        let entries = try NSRegularExpression(pattern: #"<li><a href="/states/([a-z]+)/">([A-Z]+)</a> <span class="count">(\d+)</span></li>"#)
+        let matches = entries.matches(in: index, range: NSRange(index.startIndex..., in: index)).map { match in
+            (1...3).map { String(index[Range(match.range(at: $0), in: index)!]) }
+        }
+        XCTAssertEqual(matches.count, 18)
+        XCTAssertEqual(matches.reduce(0) { $0 + Int($1[2])! }, 300, "the counts add up to the rows")
+        XCTAssertTrue(index.contains("<p>300 records in 18 sections</p>"))
+        let groups = try NSRegularExpression(pattern: #"<h2 id="section-([A-Z])">"#).matches(in: index, range: NSRange(index.startIndex..., in: index))
+            .map { String(index[Range($0.range(at: 1), in: index)!]) }
+        XCTAssertEqual(groups, groups.sorted())
+        XCTAssertEqual(Set(groups), Set(matches.map { String($0[1].prefix(1)) }), "a group per first letter")
+        let states = try NSRegularExpression(pattern: #"</td><td>([A-Z]{2})</td><td>"#)
+        for match in matches {
+            let count = Int(match[2])!
+            var seen = 0
+            for number in 1...((count + 19) / 20) {
+                let html = try page("states/\(match[0])/" + (number == 1 ? "" : "page/\(number)/") + "index.html")
+                let rows = states.matches(in: html, range: NSRange(html.startIndex..., in: html)).map { String(html[Range($0.range(at: 1), in: html)!]) }
+                XCTAssertEqual(Set(rows), [match[1]], "only \(match[1]) on its pages")
+                seen += rows.count
+            }
+            XCTAssertEqual(seen, count)
+        }
+        XCTAssertTrue(try page("states/ca/index.html").contains(#"<p class="crumbs"><a href="/states/">Failed banks by state</a> › CA</p>"#))
     }
 
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
@@ -168,7 +198,7 @@ final class ExampleSiteTests: XCTestCase {
         let before = try writtenFiles().map { try page($0) }
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
-        XCTAssertEqual(again.pagesUnchanged, 358)
+        XCTAssertEqual(again.pagesUnchanged, 381)
         XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }

@@ -88,6 +88,24 @@ final class SiteConfigTests: XCTestCase {
                        "sitegen.yml:19:15: feedDate 'name' is not a date or datetime field of 'banks'")
     }
 
+    func testSectionsLeadTheSortAndNeedTheirPathSegment() throws {
+        XCTAssertTrue(valid.hasSuffix("    path: /"))
+        func listing(_ tail: String) -> String { String(valid.dropLast("path: /".count)) + tail }
+        let sectioned = listing("path: /by-name/{section}/page/{page}/\n    section: name\n    sections: [Zed, {name: Alpha, title: The first}]")
+        let config = try SiteConfig(yaml: sectioned, file: "sitegen.yml").listings[0]
+        XCTAssertEqual(config.sort.map(\.field), ["name", "cert"])
+        XCTAssertEqual(config.path, "/by-name/{section}/")
+        XCTAssertEqual(config.indexPath, "/by-name/")
+        XCTAssertEqual(config.sectionDeclarations.map(\.name), ["Zed", "Alpha"])
+        XCTAssertEqual(config.sectionDeclarations.map(\.displayTitle), [nil, "The first"])
+        XCTAssertEqual(error(listing("path: /\n    section: name"))?.description,
+                       "sitegen.yml:14:5: listing 'home' has sections, so its path needs a {section} segment, e.g. /banks/{section}/")
+        XCTAssertEqual(error(listing("path: /{section}/"))?.description,
+                       "sitegen.yml:14:5: listing 'home' has {section} in its path but no 'section' field to fill it")
+        XCTAssertEqual(error(listing("path: /{section}/\n    section: city"))?.description,
+                       "sitegen.yml:17:14: cannot make sections of 'city': it is not a field of 'banks'")
+    }
+
     func testAMissingFileIsNamed() {
         XCTAssertThrowsError(try SiteConfig(contentsOf: URL(fileURLWithPath: "/nonexistent/sitegen.yml"), displayName: "sitegen.yml")) { error in
             XCTAssertTrue((error as? ConfigError)?.description.hasPrefix("sitegen.yml: not found") == true, "\(error)")
