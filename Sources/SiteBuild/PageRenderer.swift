@@ -35,17 +35,32 @@ struct PageRenderer {
     func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws {
         let collection = config.collection(named: listing.from)!
         let presenter = RecordPresenter(collection: collection, config: config)
-        let controller = try fetch(listing.name, FetchRequest(
+        var request = FetchRequest(
             table: listing.from, idColumn: "_id", filter: listing.filter,
             sortDescriptors: listing.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) },
             relationships: collection.joins, sectionKey: listing.section,
             sectionOrder: listing.section != nil && !listing.sectionDeclarations.isEmpty ? listing.sectionDeclarations : nil,
             showsEmptySections: listing.showsEmptySections,
-            prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: listing.pageSize))
+            prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: listing.pageSize)
+        // A taxonomy lists the list field's join table (a row per record and item), each row reaching its
+        // record as `record.*`: a record is in the section of each of its items.
+        var recordRow: (Row) -> Row = { $0 }
+        if let taxonomy = listing.taxonomy {
+            request.table = CollectionSchema.listTable(collection.name, taxonomy)
+            request.relationships = [Relationship(name: "record", table: collection.name, foreignKey: "record_id", targetKey: "_id")]
+            request.prefetchedRelationships = ["record"]
+            request.sortDescriptors = listing.sort.map { SortDescriptor(key: $0.field == "value" ? "value" : "record." + $0.field, ascending: $0.ascending) }
+            request.filter = listing.filter.map { "record_id IN (SELECT _id FROM \(quoteIdentifier(collection.name)) WHERE \($0))" }
+            recordRow = { row in
+                let indices = row.columns.indices.filter { row.columns[$0].hasPrefix("record.") }
+                return Row(columns: indices.map { String(row.columns[$0].dropFirst("record.".count)) }, values: indices.map { row.values[$0] })
+            }
+        }
+        let controller = try fetch(listing.name, request)
         guard listing.section != nil, let indexPath = listing.indexPath else {
             let all = SectionInfo(name: "", range: 0..<controller.fetchedIDs.count)
-            try renderPages(of: listing, section: all, basePath: listing.path, sectionContext: nil,
-                            controller: controller, presenter: presenter, navigation: navigation)
+            try renderPages(of: listing, section: all, basePath: listing.path, sectionContext: nil, controller: controller,
+                            recordRow: recordRow, presenter: presenter, navigation: navigation)
             return
         }
         var sections: [[String: Any]] = []
@@ -59,8 +74,8 @@ struct PageRenderer {
                 "name": info.name, "title": info.displayTitle, "indexTitle": info.indexTitle ?? "",
                 "count": info.numberOfObjects, "url": presenter.url(basePath),
             ]
-            try renderPages(of: listing, section: info, basePath: basePath, sectionContext: summary,
-                            controller: controller, presenter: presenter, navigation: navigation)
+            try renderPages(of: listing, section: info, basePath: basePath, sectionContext: summary, controller: controller,
+                            recordRow: recordRow, presenter: presenter, navigation: navigation)
             sections.append(summary)
         }
         // The index groups sections under their index titles, A to Z; within a group, in listing order.
@@ -77,7 +92,8 @@ struct PageRenderer {
     /// Writes the pages of one section of `listing` (the whole listing when it has no sections), page 1
     /// at `basePath` and page N at `basePath/page/N/`, with its feeds beside page 1.
     private func renderPages(of listing: ListingConfig, section: SectionInfo, basePath: String, sectionContext: [String: Any]?,
-                             controller: ResultsController, presenter: RecordPresenter, navigation: [[String: Any]]) throws
+                             controller: ResultsController, recordRow: (Row) -> Row, presenter: RecordPresenter,
+                             navigation: [[String: Any]]) throws
     {
         let collection = presenter.collection
         let paginator = Paginator(rowCount: section.numberOfObjects, pageSize: listing.pageSize, basePath: basePath)
@@ -91,10 +107,10 @@ struct PageRenderer {
             ["format": format.rawValue, "type": format.mediaType, "url": presenter.url(basePath + format.fileName)]
         }
         if !listing.feeds.isEmpty {
-            try writeFeeds(of: listing, title: heading, path: basePath, rows: controller.objects(in: rows(1)), presenter: presenter)
+            try writeFeeds(of: listing, title: heading, path: basePath, rows: controller.objects(in: rows(1)).map(recordRow), presenter: presenter)
         }
         for number in 1...paginator.pageCount {
-            let pageRows = try controller.objects(in: rows(number))
+            let pageRows = try controller.objects(in: rows(number)).map(recordRow)
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
             let items = pageRows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
             var pagination: [String: Any] = [
@@ -125,7 +141,7 @@ struct PageRenderer {
     func renderDetails(of collection: CollectionConfig, navigation: [[String: Any]]) throws -> [SourceError] {
         guard let detail = collection.detail else { return [] }
         let presenter = RecordPresenter(collection: collection, config: config)
-        let primary = config.listings.first { $0.from == collection.name }
+        let primary = config.listings.first { $0.from == collection.name && $0.taxonomy == nil }
         let sort = primary?.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) } ?? [SortDescriptor(key: "_key")]
         let controller = try fetch(primary?.name ?? collection.name, FetchRequest(
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,

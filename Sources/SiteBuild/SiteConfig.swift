@@ -325,6 +325,9 @@ public struct ListingConfig: Sendable {
     public var showsEmptySections = false
     /// The template of the section index page.
     public var indexTemplate = "sections"
+    /// For a taxonomy listing, the list field (tags) whose every item is a section: a record appears in the
+    /// section of each of its items, read through the field's join table.
+    public var taxonomy: String?
 
     /// Where the section index page goes: the path up to `{section}`.
     public var indexPath: String? {
@@ -340,7 +343,7 @@ public struct ListingConfig: Sendable {
         var template = "list", title: String?
         var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?
         let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate",
-                                    "section", "sections", "showEmpty", "indexTemplate"]
+                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy"]
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
             switch key {
             case "from":
@@ -388,6 +391,15 @@ public struct ListingConfig: Sendable {
             case "feeds": feedsNode = value
             case "feedDate": feedDateNode = value
             case "section": sectionNode = value
+            case "taxonomy":
+                guard let collection = from.flatMap({ name in collections.first { $0.name == name } }) else {
+                    throw reader.error(value, "'taxonomy' must come after 'from' in listing '\(name)'")
+                }
+                let field = try reader.string(value, "taxonomy")
+                guard collection.fields.contains(where: { $0.name == field && $0.type == .list }) else {
+                    throw reader.error(value, "taxonomy '\(field)' is not a list field of '\(collection.name)'; a taxonomy lists records by each item of a list")
+                }
+                taxonomy = field
             case "sections": sectionsNode = value
             case "showEmpty": showsEmptySections = try reader.bool(value, "showEmpty")
             case "indexTemplate": indexTemplate = try reader.string(value, "indexTemplate")
@@ -404,7 +416,16 @@ public struct ListingConfig: Sendable {
         self.template = template
         self.title = title ?? name
         let listed = collections.first { $0.name == from }!
-        if let sectionNode {
+        if taxonomy != nil {
+            if let sectionNode { throw reader.error(sectionNode, "a taxonomy listing's sections are its items; drop 'section'") }
+            // The join table's `value` is the section; the listing's own sort keys reach the records.
+            section = "value"
+            self.sort.insert(("value", true), at: 0)
+            guard path.components(separatedBy: "/").contains("{section}") else {
+                throw reader.error(node, "listing '\(name)' is a taxonomy, so its path needs a {section} segment, e.g. /tags/{section}/")
+            }
+            if path.hasSuffix("/page/{page}/") { self.path = String(path.dropLast("page/{page}/".count)) }
+        } else if let sectionNode {
             let field = try reader.string(sectionNode, "section")
             guard listed.hasField(field) else {
                 throw reader.error(sectionNode, "cannot make sections of '\(field)': it is not a field of '\(from)'")

@@ -40,9 +40,10 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
         // 300 banks at 20 a page, 31 news items at 20 a page, a page per bank, news item and Markdown page;
         // then 404.html, sitemap.xml and robots.txt, and the feeds (Atom and RSS of the banks, all three of the
-        // news), and the banks by state: an index and 22 pages for 18 states.
-        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 5 + 23)
-        XCTAssertEqual(writtenFiles().count, 350 + 1 + 23)
+        // news), the banks by state (an index and 22 pages for 18 states) and the news by topic (an index and
+        // a page for each of 15 topics).
+        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 5 + 23 + 16)
+        XCTAssertEqual(writtenFiles().count, 350 + 1 + 23 + 16)
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
         XCTAssertEqual(summary.rowsInserted, 300 + 31 + 2)
@@ -198,7 +199,7 @@ final class ExampleSiteTests: XCTestCase {
         let before = try writtenFiles().map { try page($0) }
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
-        XCTAssertEqual(again.pagesUnchanged, 381)
+        XCTAssertEqual(again.pagesUnchanged, 397)
         XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }

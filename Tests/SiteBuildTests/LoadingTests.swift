@@ -278,6 +278,31 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("reports/r1/index.html"), "West:1=Alpha,")
     }
 
+    func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")
+            .replacingOccurrences(of: "listings:\n", with: """
+            listings:
+              bytag: {from: banks, taxonomy: tags, where: "cert <> 3", sort: [-closed], pageSize: 1, path: "/tags/{section}/", template: tagged}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,loans; audits\n2,Beta,2024-02-01,audits\n3,Gamma,2024-03-01,audits; loans\n")
+        try "{{section.title}}({{section.count}}):{{#items}}{{name}}{{/items}} {{pagination.number}}/{{pagination.pageCount}}".write(
+            to: site.appendingPathComponent("Templates/tagged.mustache"), atomically: true, encoding: .utf8)
+        try "{{#groups}}{{indexTitle}}[{{#sections}}{{name}}={{count}};{{/sections}}]{{/groups}}".write(
+            to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func page(_ path: String) throws -> String {
+            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
+        }
+        XCTAssertEqual(try page("tags/index.html"), "A[audits=2;]L[loans=1;]", "Gamma is filtered out of both")
+        XCTAssertEqual(try page("tags/audits/index.html"), "audits(2):Beta 1/2", "newest first, one a page")
+        XCTAssertEqual(try page("tags/audits/page/2/index.html"), "audits(2):Alpha 2/2")
+        XCTAssertEqual(try page("tags/loans/index.html"), "loans(1):Alpha 1/1", "Alpha is under both of its tags")
+    }
+
     func testRelationshipsAreCheckedWhereTheyAreDeclared() throws {
         func error(_ relationships: String, sort: String = "[-closed]") -> String? {
             let yaml = """
