@@ -96,7 +96,8 @@ struct PageRenderer {
                              navigation: [[String: Any]]) throws
     {
         let collection = presenter.collection
-        let paginator = Paginator(rowCount: section.numberOfObjects, pageSize: listing.pageSize, basePath: basePath)
+        let paginator = Paginator(rowCount: section.numberOfObjects, pageSize: listing.pageSize, basePath: basePath,
+                                  numbering: listing.numbering)
         let link = { (page: Int) in presenter.url(paginator.path(ofPage: page)) }
         let rows = { (page: Int) -> Range<Int> in
             let offsets = paginator.rows(onPage: page)
@@ -107,7 +108,13 @@ struct PageRenderer {
             ["format": format.rawValue, "type": format.mediaType, "url": presenter.url(basePath + format.fileName)]
         }
         if !listing.feeds.isEmpty {
-            try writeFeeds(of: listing, title: heading, path: basePath, rows: controller.objects(in: rows(1)).map(recordRow), presenter: presenter)
+            // Newest first: the subscription document has the first page. A stable archive also has a feed per
+            // older page, linked both ways (RFC 5005), which never changes once its page is full.
+            let archived = listing.numbering == .stableArchive ? Array(1...paginator.pageCount) : [paginator.newestPage]
+            for number in archived {
+                try writeFeeds(of: listing, title: heading, paginator: paginator, page: number,
+                               rows: controller.objects(in: rows(number)).map(recordRow), presenter: presenter)
+            }
         }
         for number in 1...paginator.pageCount {
             let pageRows = try controller.objects(in: rows(number)).map(recordRow)
@@ -115,16 +122,18 @@ struct PageRenderer {
             let items = pageRows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
             var pagination: [String: Any] = [
                 "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
-                "first": link(1), "last": link(paginator.pageCount),
+                "first": link(paginator.newestPage), "last": link(paginator.oldestPage),
                 "pages": paginator.window(around: number).map { page -> [String: Any] in
                     page.map { ["number": $0, "url": link($0), "current": $0 == number] } ?? ["gap": true]
                 },
                 "multiple": paginator.pageCount > 1,
             ]
-            if number > 1 { pagination["prev"] = link(number - 1) }
-            if number < paginator.pageCount { pagination["next"] = link(number + 1) }
+            // prev is the newer page, next the older, whichever way the pages are numbered.
+            if let newer = paginator.newerPage(than: number) { pagination["prev"] = link(newer) }
+            if let older = paginator.olderPage(than: number) { pagination["next"] = link(older) }
             var context: [String: Any] = [
-                "site": site, "nav": navigation, "pageTitle": number == 1 ? heading : "\(heading) — page \(number)",
+                "site": site, "nav": navigation,
+                "pageTitle": number == paginator.newestPage ? heading : "\(heading) — page \(number)",
                 "listing": ["name": listing.name, "title": listing.title],
                 "items": items, "empty": items.isEmpty, "pagination": pagination, "feeds": feeds,
             ]
@@ -182,9 +191,12 @@ struct PageRenderer {
     }
 
     /// Writes the listing's subscription feeds beside its first page, from that page's `rows`.
-    private func writeFeeds(of listing: ListingConfig, title: String, path: String, rows: [Row], presenter: RecordPresenter) throws {
+    private func writeFeeds(of listing: ListingConfig, title: String, paginator: Paginator, page: Int, rows: [Row],
+                            presenter: RecordPresenter) throws
+    {
         let collection = presenter.collection
-        let listingURL = config.baseURL + path.drop { $0 == "/" }
+        let absolute = { (path: String) in self.config.baseURL + path.drop { $0 == "/" } }
+        let listingURL = absolute(paginator.path(ofPage: page))
         let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
         let entries = rows.map { row -> FeedContent.Entry in
             let key = row["_key"]?.stringValue ?? ""
@@ -200,9 +212,16 @@ struct PageRenderer {
                 author: hasField("author") ? row["author"]?.stringValue : nil,
                 summary: hasField("summary") ? row["summary"]?.stringValue : nil, contentHTML: html)
         }
-        let content = FeedContent(title: title, siteTitle: config.title, link: listingURL, entries: entries)
+        var content = FeedContent(title: title, siteTitle: config.title, link: listingURL, entries: entries)
         for format in listing.feeds {
-            let path = String(path.dropFirst()) + format.fileName
+            let feedURL = { (number: Int) in absolute(paginator.path(ofPage: number)) + format.fileName }
+            if listing.numbering == .stableArchive {
+                content.archive = FeedContent.Archive(
+                    current: feedURL(paginator.newestPage), isArchive: page != paginator.newestPage,
+                    previous: paginator.olderPage(than: page).map(feedURL),
+                    next: paginator.newerPage(than: page).flatMap { $0 == paginator.newestPage ? nil : feedURL($0) })
+            }
+            let path = String(paginator.path(ofPage: page).dropFirst()) + format.fileName
             try writer.write(FeedWriter.document(content, format: format, selfURL: config.baseURL + path), to: path)
         }
     }

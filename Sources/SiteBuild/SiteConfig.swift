@@ -325,6 +325,8 @@ public struct ListingConfig: Sendable {
     public var showsEmptySections = false
     /// The template of the section index page.
     public var indexTemplate = "sections"
+    /// How pages are numbered: newest first (page 1 the newest), or as a stable archive (RFC 5005).
+    public var numbering = Paginator.Numbering.newestFirst
     /// For a taxonomy listing, the list field (tags) whose every item is a section: a record appears in the
     /// section of each of its items, read through the field's join table.
     public var taxonomy: String?
@@ -343,7 +345,7 @@ public struct ListingConfig: Sendable {
         var template = "list", title: String?
         var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?
         let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate",
-                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy"]
+                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering"]
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
             switch key {
             case "from":
@@ -391,6 +393,12 @@ public struct ListingConfig: Sendable {
             case "feeds": feedsNode = value
             case "feedDate": feedDateNode = value
             case "section": sectionNode = value
+            case "numbering":
+                let text = try reader.string(value, "numbering")
+                guard let known = Paginator.Numbering(rawValue: text) else {
+                    throw reader.error(value, "unknown numbering '\(text)'; expected newest-first or stable-archive")
+                }
+                numbering = known
             case "taxonomy":
                 guard let collection = from.flatMap({ name in collections.first { $0.name == name } }) else {
                     throw reader.error(value, "'taxonomy' must come after 'from' in listing '\(name)'")

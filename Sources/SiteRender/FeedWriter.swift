@@ -41,6 +41,38 @@ public struct FeedContent: Sendable, Equatable {
     public var link: String
     /// The entries, newest first as the listing orders them.
     public var entries: [Entry]
+    /// Where the document sits among a stable archive's (RFC 5005 §4); `nil` for a plain subscription feed.
+    public var archive: Archive?
+
+    /// RFC 5005 archive links: the subscription document, and the archive documents either side.
+    public struct Archive: Sendable, Equatable {
+        /// The subscription document (rel="current").
+        public var current: String
+        /// Whether this document is an archive (fh:archive), not the subscription document.
+        public var isArchive: Bool
+        /// The next older archive document (rel="prev-archive").
+        public var previous: String?
+        /// The next newer archive document (rel="next-archive"); none for the newest archive.
+        public var next: String?
+
+        /// Describes a document's place in an archive.
+        public init(current: String, isArchive: Bool, previous: String?, next: String?) {
+            self.current = current
+            self.isArchive = isArchive
+            self.previous = previous
+            self.next = next
+        }
+
+        /// The archive links as `atom:link` elements (`prefix` "atom:" in RSS), and the archive marker.
+        func xmlLinks(prefix: String, type: String) -> String {
+            var xml = ""
+            if isArchive { xml += "<fh:archive/>\n" }
+            xml += "<\(prefix)link rel=\"current\" type=\"\(type)\" href=\"\(escapeXML(current))\"/>\n"
+            if let previous { xml += "<\(prefix)link rel=\"prev-archive\" type=\"\(type)\" href=\"\(escapeXML(previous))\"/>\n" }
+            if let next { xml += "<\(prefix)link rel=\"next-archive\" type=\"\(type)\" href=\"\(escapeXML(next))\"/>\n" }
+            return xml
+        }
+    }
 
     /// Describes a feed.
     public init(title: String, siteTitle: String, link: String, entries: [Entry]) {
@@ -93,7 +125,7 @@ public enum FeedWriter {
     private static func atom(_ content: FeedContent, selfURL: String) -> String {
         var xml = """
             <?xml version="1.0" encoding="utf-8"?>
-            <feed xmlns="http://www.w3.org/2005/Atom">
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:fh="http://purl.org/syndication/history/1.0">
             <title>\(escapeXML(content.title))</title>
             <link rel="alternate" type="text/html" href="\(escapeXML(content.link))"/>
             <link rel="self" type="application/atom+xml" href="\(escapeXML(selfURL))"/>
@@ -102,6 +134,7 @@ public enum FeedWriter {
             <author><name>\(escapeXML(content.siteTitle))</name></author>
 
             """
+        xml += content.archive?.xmlLinks(prefix: "", type: "application/atom+xml") ?? ""
         for entry in content.entries {
             xml += "<entry>\n<title>\(escapeXML(entry.title))</title>\n"
             xml += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escapeXML(entry.link))\"/>\n"
@@ -120,7 +153,7 @@ public enum FeedWriter {
     private static func rss(_ content: FeedContent, selfURL: String) -> String {
         var xml = """
             <?xml version="1.0" encoding="utf-8"?>
-            <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+            <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:fh="http://purl.org/syndication/history/1.0">
             <channel>
             <title>\(escapeXML(content.title))</title>
             <link>\(escapeXML(content.link))</link>
@@ -129,6 +162,7 @@ public enum FeedWriter {
             <lastBuildDate>\(rfc822(content.updated))</lastBuildDate>
 
             """
+        xml += content.archive?.xmlLinks(prefix: "atom:", type: "application/rss+xml") ?? ""
         for entry in content.entries {
             xml += "<item>\n<title>\(escapeXML(entry.title))</title>\n<link>\(escapeXML(entry.link))</link>\n"
             xml += "<guid isPermaLink=\"\(entry.id == entry.link)\">\(escapeXML(entry.id))</guid>\n"
@@ -160,7 +194,7 @@ public enum FeedWriter {
               "version": "https://jsonfeed.org/version/1.1",
               "title": \(jsonString(content.title)),
               "home_page_url": \(jsonString(content.link)),
-              "feed_url": \(jsonString(selfURL)),
+              "feed_url": \(jsonString(selfURL)),\(content.archive?.previous.map { "\n  \"next_url\": " + jsonString($0) + "," } ?? "")
               "authors": [{"name": \(jsonString(content.siteTitle))}],
               "items": [
             \(items.joined(separator: ",\n"))

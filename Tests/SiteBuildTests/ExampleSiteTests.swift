@@ -40,9 +40,9 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
         // 300 banks at 20 a page, 31 news items at 20 a page, a page per bank, news item and Markdown page;
         // then 404.html, sitemap.xml and robots.txt, and the feeds (Atom and RSS of the banks, all three of the
-        // news), the banks by state (an index and 22 pages for 18 states) and the news by topic (an index and
+        // news for each of its two archive pages), the banks by state (an index and 22 pages for 18 states) and the news by topic (an index and
         // a page for each of 15 topics).
-        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 5 + 23 + 16)
+        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 8 + 23 + 16)
         XCTAssertEqual(writtenFiles().count, 350 + 1 + 23 + 16)
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
@@ -72,7 +72,7 @@ final class ExampleSiteTests: XCTestCase {
         let atom = try feed("news/atom.xml"), rss = try feed("news/rss.xml"), json = try feed("news/feed.json")
         XCTAssertEqual([atom.kind, rss.kind, json.kind], [.atom10, .rss20, .json11])
         XCTAssertEqual([atom.title, rss.title, json.title], ["News", "News", "News"])
-        XCTAssertEqual(atom.items.count, 20, "the first page's rows")
+        XCTAssertEqual(atom.items.count, 11, "the newest page's rows: 31 news in a stable archive of 20 a page")
         for other in [rss, json] {
             XCTAssertEqual(other.items.map(\.id), atom.items.map(\.id))
             XCTAssertEqual(other.items.map(\.title), atom.items.map(\.title))
@@ -80,7 +80,7 @@ final class ExampleSiteTests: XCTestCase {
             XCTAssertEqual(other.items.map(\.content), atom.items.map(\.content))
         }
         let dates = atom.items.compactMap(\.published)
-        XCTAssertEqual(dates.count, 20)
+        XCTAssertEqual(dates.count, 11)
         XCTAssertEqual(dates, dates.sorted(by: >), "newest first")
         XCTAssertTrue(atom.items[0].title?.contains("Farmers & Merchants Bank of Long Beach") == true)
         for item in atom.items {
@@ -122,6 +122,38 @@ final class ExampleSiteTests: XCTestCase {
             XCTAssertEqual(seen, count)
         }
         XCTAssertTrue(try page("states/ca/index.html").contains(#"<p class="crumbs"><a href="/states/">Failed banks by state</a> › CA</p>"#))
+    }
+
+    func testAStableArchiveLinksItsFeedsByRFC5005AndAFullPageNeverChanges() throws {
+        _ = try build()
+        let current = try page("news/atom.xml"), archive = try page("news/page/1/atom.xml")
+        XCTAssertTrue(current.contains(#"<link rel="current" type="application/atom+xml" href="https://failedbanks.example.org/news/atom.xml"/>"#))
+        XCTAssertTrue(current.contains(#"<link rel="prev-archive" type="application/atom+xml" href="https://failedbanks.example.org/news/page/1/atom.xml"/>"#))
+        XCTAssertFalse(current.contains("<fh:archive/>"))
+        XCTAssertTrue(archive.contains("<fh:archive/>"))
+        XCTAssertTrue(archive.contains(#"<link rel="current" type="application/atom+xml" href="https://failedbanks.example.org/news/atom.xml"/>"#))
+        XCTAssertFalse(archive.contains("prev-archive"), "page 1 is the oldest")
+        XCTAssertFalse(archive.contains("next-archive"), "the page after it is the current document, not an archive")
+        XCTAssertTrue(try page("news/rss.xml").contains(#"<atom:link rel="prev-archive" type="application/rss+xml" href="https://failedbanks.example.org/news/page/1/rss.xml"/>"#))
+        XCTAssertTrue(try page("news/feed.json").contains(#""next_url": "https://failedbanks.example.org/news/page/1/feed.json","#))
+        let archived = try FeedParser(file: "a").parse(Data(archive.utf8))
+        XCTAssertEqual(archived.items.count, 20, "the oldest twenty")
+        XCTAssertTrue(try page("news/index.html").contains(#"<a rel="next" href="/news/page/1/">"#), "older is page 1")
+
+        // One more news item: only the newest page and its feeds change; the full archive page does not.
+        let before = try ["news/page/1/index.html", "news/page/1/atom.xml", "news/page/1/rss.xml", "news/page/1/feed.json"].map(page)
+        let feedURL = site.appendingPathComponent("content/feeds/news.xml")
+        var xml = try String(contentsOf: feedURL, encoding: .utf8)
+        xml = xml.replacingOccurrences(of: "</channel>", with: """
+              <item><title>Late news</title><link>https://news.example.org/2024/late.html</link>
+              <pubDate>Wed, 28 Feb 2024 12:00:00 +0000</pubDate><category>Explainers</category></item>
+            </channel>
+            """)
+        try xml.write(to: feedURL, atomically: true, encoding: .utf8)
+        let again = try build()
+        XCTAssertEqual(again.rowsInserted, 1)
+        XCTAssertEqual(try ["news/page/1/index.html", "news/page/1/atom.xml", "news/page/1/rss.xml", "news/page/1/feed.json"].map(page), before)
+        XCTAssertEqual(try FeedParser(file: "c").parse(Data(try page("news/atom.xml").utf8)).items.first?.title, "Late news")
     }
 
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
@@ -199,7 +231,7 @@ final class ExampleSiteTests: XCTestCase {
         let before = try writtenFiles().map { try page($0) }
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
-        XCTAssertEqual(again.pagesUnchanged, 397)
+        XCTAssertEqual(again.pagesUnchanged, 400)
         XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }

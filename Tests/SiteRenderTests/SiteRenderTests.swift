@@ -91,6 +91,20 @@ final class PaginatorTests: XCTestCase {
         XCTAssertEqual(paginator.path(ofPage: 2), "/banks/page/2/")
     }
 
+    func testAStableArchiveCountsPagesFromTheOldestAndKeepsTheNewestAtThePath() {
+        let paginator = Paginator(rowCount: 45, pageSize: 20, basePath: "/news/", numbering: .stableArchive)
+        XCTAssertEqual(paginator.pageCount, 3)
+        XCTAssertEqual((1...3).map(paginator.rows(onPage:)), [25..<45, 5..<25, 0..<5], "rows come newest first; page 1 the oldest twenty")
+        XCTAssertEqual((1...3).map(paginator.path(ofPage:)), ["/news/page/1/", "/news/page/2/", "/news/"])
+        XCTAssertEqual([paginator.newestPage, paginator.oldestPage], [3, 1])
+        XCTAssertEqual([paginator.olderPage(than: 3), paginator.olderPage(than: 1), paginator.newerPage(than: 2)], [2, nil, 3])
+        XCTAssertEqual(paginator.window(around: 3), [3, 2, 1])
+        // Five more rows: the two full pages keep their rows, and only the newest grows.
+        let later = Paginator(rowCount: 50, pageSize: 20, basePath: "/news/", numbering: .stableArchive)
+        XCTAssertEqual((1...2).map { later.rows(onPage: $0).map { 50 - $0 } }, (1...2).map { paginator.rows(onPage: $0).map { 45 - $0 } },
+                       "counted from the oldest row, the archive pages hold the same rows")
+    }
+
     func testPageNavigationShowsTheEndsAndTheNeighboursWithGapsBetween() {
         let paginator = Paginator(rowCount: 200, pageSize: 10, basePath: "/")
         XCTAssertEqual(paginator.window(around: 1), [1, 2, 3, nil, 20])
