@@ -156,6 +156,23 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertEqual(try FeedParser(file: "c").parse(Data(try page("news/atom.xml").utf8)).items.first?.title, "Late news")
     }
 
+    func testTwoCleanBuildsWriteTheSameBytes() throws {
+        _ = try build()
+        let other = site.appendingPathComponent("second-output")
+        let store = site.appendingPathComponent("second-store.sqlite")
+        _ = try SiteBuilder(root: site, outputDirectory: other, storePath: store).build()
+        let files = writtenFiles()
+        let all = FileManager.default.enumerator(atPath: output.path)!.compactMap { $0 as? String }
+            .filter { !$0.hasSuffix("/") && (try? FileManager.default.attributesOfItem(atPath: output.appendingPathComponent($0).path)[.type] as? FileAttributeType) == .typeRegular }
+        XCTAssertGreaterThan(files.count, 300)
+        for path in all {
+            XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent(path)), try Data(contentsOf: other.appendingPathComponent(path)), path)
+        }
+        let otherCount = FileManager.default.enumerator(atPath: other.path)!.compactMap { $0 as? String }
+            .filter { (try? FileManager.default.attributesOfItem(atPath: other.appendingPathComponent($0).path)[.type] as? FileAttributeType) == .typeRegular }.count
+        XCTAssertEqual(otherCount, all.count)
+    }
+
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
         _ = try build()
         var checked = 0
