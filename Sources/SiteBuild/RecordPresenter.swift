@@ -24,21 +24,23 @@ struct RecordPresenter {
 
     /// The row as a template context: every non-null field by name, plus `key`, `title` and `url`; a
     /// to-many relationship's field holds its related records (`related`, by field), in the list's order.
+    /// Texts come as `TemplateText`, so templates can apply sitegen's helpers (`{{date(closing_date)}}`).
     func context(_ row: Row, related: [String: [Row]] = [:]) -> [String: Any] {
+        let site = TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)
         var context: [String: Any] = [:]
         for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") && !column.contains(".") {
             guard let text = value.stringValue else { continue }
             if collection.fields.contains(where: { $0.name == column && $0.type == .list }) {
                 // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).
-                let items = StoredList.decode(text)
+                let items = StoredList.decode(text).map { TemplateText($0, site: site) }
                 if !items.isEmpty { context[column] = items }
             } else {
-                context[column] = text
+                context[column] = TemplateText(text, site: site)
             }
         }
-        context["key"] = row["_key"]?.stringValue ?? ""
-        context["title"] = title(row)
-        if let path = detailPath(row) { context["url"] = url(path) }
+        context["key"] = TemplateText(row["_key"]?.stringValue ?? "", site: site)
+        context["title"] = TemplateText(title(row), site: site)
+        if let path = detailPath(row) { context["url"] = TemplateText(url(path), site: site) }
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
         for relationship in collection.relationships where relationship.toMany {
             guard let target = config.collection(named: relationship.target) else { continue }

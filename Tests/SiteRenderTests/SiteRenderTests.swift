@@ -65,6 +65,30 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(html, "<title>A &amp; &lt;B&gt;</title><ul><li>x&lt;y</li><li>z</li></ul>")
     }
 
+    func testRecordTextsCarryHelpersAsTransforms() throws {
+        let templates = try TemplateSet(directory: folder([
+            "page.mustache": """
+                {{date(d)}}|{{month(t)}}|{{year(d)}}|{{number(n)}}|{{number(x)}}|{{excerpt(long)}}|{{{markdown(m)}}}|\
+                {{absolute(u)}}|{{json(q)}}|{{xml(q)}}|{{uppercased(q)}}|{{d}}|{{#d}}[{{site}}]{{/d}}|{{date(q)}}
+                """,
+        ]))
+        let site = TemplateText.Site(baseURL: "https://x.org/sub/", allowsRawHTML: false)
+        func text(_ value: String) -> TemplateText { TemplateText(value, site: site) }
+        let long = "**Deposits** of <b>many</b> dollars " + String(repeating: "were assumed again ", count: 12)
+        let html = try templates.render("page", context: [
+            "d": text("2024-02-20"), "t": text("2023-11-03T10:00:00Z"), "n": text("185500000"), "x": text("-1234.5"),
+            "long": text(long), "m": text("## Hi\n\n*a* <i>b</i>"), "u": text("/sub/banks/1/"), "q": text("say \"hi\" & go"),
+            "site": "S",
+        ])
+        let excerpt = TemplateText.excerpt(long, limit: 160)
+        XCTAssertTrue(excerpt.hasPrefix("Deposits of many dollars were assumed"))
+        XCTAssertTrue(excerpt.hasSuffix("again…") && excerpt.count <= 161, excerpt)
+        XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
+            + "<h2 id=\"hi\">Hi</h2>\n<p><em>a</em> <!-- raw HTML omitted -->b<!-- raw HTML omitted --></p>\n|"
+            + "https://x.org/sub/banks/1/|&quot;say \\&quot;hi\\&quot; &amp; go&quot;|say &amp;quot;hi&amp;quot; &amp;amp; go|"
+            + "SAY &quot;HI&quot; &amp; GO|2024-02-20|[S]|say &quot;hi&quot; &amp; go")
+    }
+
     func testASyntaxErrorNamesTheTemplateFileAndLine() throws {
         let directory = try folder(["broken.mustache": "line one\n{{#open}}\nno close\n"])
         XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in

@@ -1,0 +1,111 @@
+import Foundation
+import Mustache
+
+/// A record's text as templates see it: rendered as itself (`{{closing_date}}`), with sitegen's helpers
+/// as Mustache transforms (`{{date(closing_date)}}`, `{{{markdown(notes)}}}`).
+///
+/// | transform | gives |
+/// |---|---|
+/// | `date`, `month`, `year` | `20 February 2024`, `February 2024`, `2024` from `2024-02-20` or an RFC 3339 time |
+/// | `number` | `185,500,000` from `185500000` (decimals kept) |
+/// | `excerpt` | the text without markup, cut at a word before 160 characters, with `…` |
+/// | `markdown` | the text rendered as GitHub-flavoured Markdown (use `{{{…}}}`) |
+/// | `absolute` | a site path (`url`) as a full URL on the site's `baseURL` |
+/// | `json`, `xml` | the text as a JSON string literal, or escaped for XML |
+/// | `capitalized`, `lowercased`, `uppercased`, `reversed`, `empty` | as for any Mustache string |
+public struct TemplateText: MustacheTransformable, MustacheParent, CustomStringConvertible, Sendable {
+    /// What the helpers need to know of the site.
+    public struct Site: Sendable {
+        /// The site's `baseURL`, ending with `/`.
+        public var baseURL: String
+        /// Whether Markdown may carry raw HTML through (`unsafe: true`).
+        public var allowsRawHTML: Bool
+
+        /// Describes the site.
+        public init(baseURL: String, allowsRawHTML: Bool) {
+            self.baseURL = baseURL
+            self.allowsRawHTML = allowsRawHTML
+        }
+    }
+
+    /// The text.
+    public let text: String
+    /// The site it belongs to.
+    public let site: Site
+
+    /// Wraps `text` for a template.
+    public init(_ text: String, site: Site) {
+        self.text = text
+        self.site = site
+    }
+
+    public var description: String { text }
+
+    /// None: inside `{{#field}}…{{/field}}` every name is looked up in the page around it, as for a string.
+    public func child(named: String) -> Any? { nil }
+
+    public func transform(_ name: String) -> Any? {
+        switch name {
+        case "date", "month", "year": return Self.calendarText(text, style: name)
+        case "number": return Self.groupedNumber(text)
+        case "excerpt": return Self.excerpt(text, limit: 160)
+        case "markdown": return MarkdownRenderer(allowsRawHTML: site.allowsRawHTML).html(text)
+        case "absolute":
+            guard text.hasPrefix("/"), let base = URL(string: site.baseURL), let origin = base.scheme.flatMap({ scheme in
+                base.host.map { scheme + "://" + $0 + (base.port.map { ":\($0)" } ?? "") }
+            }) else { return text }
+            return origin + text
+        case "json": return jsonString(text)
+        case "xml": return escapeXML(text)
+        default: return text.transform(name)
+        }
+    }
+
+    private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
+                                     "September", "October", "November", "December"]
+
+    /// `2024-02-20` (or `2024-02-20T…`) as `20 February 2024`, `February 2024` or `2024`; other text as it is.
+    static func calendarText(_ text: String, style: String) -> String {
+        let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, text.count >= 10, (1...12).contains(parts[1]) else { return text }
+        switch style {
+        case "year": return String(parts[0])
+        case "month": return "\(monthNames[parts[1] - 1]) \(parts[0])"
+        default: return "\(parts[2]) \(monthNames[parts[1] - 1]) \(parts[0])"
+        }
+    }
+
+    /// `185500000` as `185,500,000`, `-1234.5` as `-1,234.5`; text that is not a number as it is.
+    static func groupedNumber(_ text: String) -> String {
+        guard Double(text) != nil else { return text }
+        let negative = text.hasPrefix("-")
+        let unsigned = negative ? text.dropFirst() : Substring(text)
+        let whole = unsigned.prefix { $0 != "." }
+        let fraction = unsigned.dropFirst(whole.count)
+        var grouped = ""
+        for (index, digit) in whole.enumerated() {
+            if index > 0, (whole.count - index) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return (negative ? "-" : "") + grouped + fraction
+    }
+
+    /// The text without Markdown emphasis or HTML tags, cut at a word boundary before `limit` characters.
+    static func excerpt(_ text: String, limit: Int) -> String {
+        var plain = ""
+        var inTag = false
+        for character in text {
+            if character == "<" { inTag = true; continue }
+            if character == ">", inTag { inTag = false; continue }
+            if inTag || "*_#`".contains(character) { continue }
+            plain.append(character.isWhitespace ? " " : character)
+        }
+        let words = plain.split(separator: " ")
+        var excerpt = ""
+        for word in words {
+            if excerpt.count + word.count + 1 > limit { return excerpt + "…" }
+            excerpt += (excerpt.isEmpty ? "" : " ") + word
+        }
+        return excerpt
+    }
+}
