@@ -2,12 +2,21 @@ import Foundation
 import SiteSources
 
 /// Writes pages under the output folder atomically (temp file + rename), skipping files whose bytes are unchanged.
-final class OutputWriter {
+///
+/// Render workers write from several threads at once: the counts and the manifest are kept under a lock.
+final class OutputWriter: @unchecked Sendable {
     let root: URL
-    private(set) var written = 0
-    private(set) var unchanged = 0
+    private let lock = NSLock()
+    private var writtenCount = 0
+    private var unchangedCount = 0
+    private var paths: [String: Int64] = [:]
+
+    /// Files written because their bytes changed (or are new).
+    var written: Int { lock.withLock { writtenCount } }
+    /// Files whose bytes were already there.
+    var unchanged: Int { lock.withLock { unchangedCount } }
     /// Every path (relative to `root`) this build produced, with its content hash.
-    private(set) var manifest: [String: Int64] = [:]
+    var manifest: [String: Int64] { lock.withLock { paths } }
 
     init(root: URL) {
         self.root = root
@@ -16,28 +25,31 @@ final class OutputWriter {
     /// Writes `contents` to `path` (relative, e.g. `banks/10538/index.html`) unless the file already holds exactly it.
     func write(_ contents: String, to path: String) throws {
         let data = Data(contents.utf8)
-        manifest[path] = ContentHash.of(contents)
+        let hash = ContentHash.of(contents)
+        lock.withLock { paths[path] = hash }
         let url = root.appendingPathComponent(path)
         if let existing = try? Data(contentsOf: url), existing == data {
-            unchanged += 1
+            lock.withLock { unchangedCount += 1 }
             return
         }
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).sitegen-\(getpid()).tmp")
+        // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).sitegen-\(getpid())-\(pthread_self()).tmp")
         try data.write(to: temporary)
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: reason])
         }
-        written += 1
+        lock.withLock { writtenCount += 1 }
     }
 
     /// Deletes files the previous build wrote that this one did not, and folders left empty; returns how many files.
     func deleteStale(previous: [String: Int64]) -> Int {
         var deleted = 0
-        for path in previous.keys.sorted() where manifest[path] == nil {
+        let current = manifest
+        for path in previous.keys.sorted() where current[path] == nil {
             let url = root.appendingPathComponent(path)
             guard (try? FileManager.default.removeItem(at: url)) != nil else { continue }
             deleted += 1

@@ -10,6 +10,8 @@ struct PageRenderer {
     let templates: TemplateSet
     let database: Database
     let writer: OutputWriter
+    /// Where pages go to be rendered and written on worker threads.
+    let queue: RenderQueue
 
     private var site: [String: Any] { ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath] }
     private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
@@ -86,7 +88,7 @@ struct PageRenderer {
             "listing": ["name": listing.name, "title": listing.title],
             "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": controller.fetchedIDs.count,
         ]
-        try write(templates.render(listing.indexTemplate, context: context), path: indexPath)
+        try write(listing.indexTemplate, context, path: indexPath)
     }
 
     /// Writes the pages of one section of `listing` (the whole listing when it has no sections), page 1
@@ -141,7 +143,7 @@ struct PageRenderer {
                 if let indexPath = listing.indexPath { sectionContext["index"] = presenter.url(indexPath) }
                 context["section"] = sectionContext
             }
-            try write(templates.render(listing.template, context: context), path: paginator.path(ofPage: number))
+            try write(listing.template, context, path: paginator.path(ofPage: number))
         }
     }
 
@@ -185,7 +187,7 @@ struct PageRenderer {
             if offset + 1 < count, let next = try controller.objects(in: (offset + 1)..<(offset + 2)).first {
                 context["next"] = neighbour(next, presenter)
             }
-            try write(templates.render(detail.template, context: context), path: path)
+            try write(detail.template, context, path: path)
         }
         return problems
     }
@@ -264,7 +266,8 @@ struct PageRenderer {
         }
     }
 
-    private func write(_ html: String, path: String) throws {
-        try writer.write(html, to: String(path.dropFirst()) + "index.html")
+    /// Queues the page at site path `path` (`/banks/1/` is written as `banks/1/index.html`).
+    private func write(_ template: String, _ context: [String: Any], path: String) throws {
+        try queue.submit(template: template, context: context, path: String(path.dropFirst()) + "index.html")
     }
 }

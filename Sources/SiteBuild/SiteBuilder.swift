@@ -46,13 +46,22 @@ public struct SiteBuilder {
         clock.lap("load", into: &summary)
 
         let writer = OutputWriter(root: outputDirectory)
-        let renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer)
+        let queue = RenderQueue(templates: templates, writer: writer)
+        let renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue)
         do {
             let navigation = try renderer.navigation()
-            for listing in config.listings { try renderer.renderListing(listing, navigation: navigation) }
-            for collection in config.collections where collection.detail != nil {
-                summary.problems += try renderer.renderDetails(of: collection, navigation: navigation)
+            do {
+                for listing in config.listings { try renderer.renderListing(listing, navigation: navigation) }
+                for collection in config.collections where collection.detail != nil {
+                    summary.problems += try renderer.renderDetails(of: collection, navigation: navigation)
+                }
+                try queue.finish()
+            } catch {
+                // The workers stop before the error goes up; what they wrote stays, the manifest is not saved.
+                try? queue.finish()
+                throw error
             }
+            // The sitemap lists every page, so it waits for all of them.
             try renderer.renderSiteFiles(navigation: navigation)
         } catch let error as TemplateError {
             throw BuildError.templates(error)

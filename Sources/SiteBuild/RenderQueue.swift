@@ -1,0 +1,92 @@
+import Foundation
+import SiteRender
+
+/// Renders pages through their templates and writes them on worker threads, while the caller's thread
+/// reads rows and builds the next pages' contexts: template rendering is most of a page's cost, and
+/// SQLite (one connection) stays on one thread.
+///
+/// At most `capacity` pages wait, so memory stays bounded by pages, not by the site. The first error
+/// a worker meets (a template error, a file that cannot be written) is thrown by the next `submit` or by
+/// `finish`, and no page is submitted after it.
+final class RenderQueue: @unchecked Sendable {
+    private struct Job {
+        let template: String
+        let context: [String: Any]
+        let path: String
+    }
+
+    private let templates: TemplateSet
+    private let writer: OutputWriter
+    private let capacity: Int
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var busy = 0
+    private var closed = false
+    private var failure: (any Error)?
+    private var workers: [Thread] = []
+
+    /// Starts `workerCount` workers writing through `writer`.
+    init(templates: TemplateSet, writer: OutputWriter, workerCount: Int = ProcessInfo.processInfo.activeProcessorCount,
+         capacity: Int = 64)
+    {
+        self.templates = templates
+        self.writer = writer
+        self.capacity = capacity
+        for _ in 0..<max(1, workerCount) {
+            let thread = Thread { [self] in work() }
+            thread.stackSize = 1 << 22
+            workers.append(thread)
+            thread.start()
+        }
+    }
+
+    /// Queues a page: `template` rendered with `context`, written to `path` (relative to the output folder).
+    func submit(template: String, context: [String: Any], path: String) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.count >= capacity && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        jobs.append(Job(template: template, context: context, path: path))
+        condition.broadcast()
+    }
+
+    /// Waits until every queued page is written and the workers have stopped; throws the first error.
+    func finish() throws {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while !jobs.isEmpty || busy > 0 || !workers.isEmpty { condition.wait() }
+        let failure = failure
+        condition.unlock()
+        if let failure { throw failure }
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !closed { condition.wait() }
+            guard !jobs.isEmpty, failure == nil else {
+                workers.removeFirst()
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            busy += 1
+            condition.broadcast()
+            condition.unlock()
+            do {
+                try writer.write(templates.render(job.template, context: job.context), to: job.path)
+            } catch {
+                condition.lock()
+                if failure == nil { failure = error }
+                jobs.removeAll()
+                condition.unlock()
+            }
+            condition.lock()
+            busy -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
