@@ -1,3 +1,5 @@
+import Foundation
+
 /// How far the load of one large source has come, reported about twice a second while it is streamed,
 /// so that a load of minutes shows it is moving and how long it has left.
 public struct LoadProgress: Sendable, Equatable {
@@ -59,5 +61,74 @@ public struct LoadProgress: Sendable, Equatable {
             result.append(digit)
         }
         return result
+    }
+}
+
+/// How far the rendering of one listing's or collection's pages has come, reported about twice a
+/// second while it goes on (a collection of a hundred thousand records renders for a while).
+public struct RenderProgress: Sendable, Equatable {
+    /// What is rendered: `listing states` or `detail pages of banks`.
+    public var step: String
+    /// Pages handed to the renderers so far, and how many the step has.
+    public var pages: Int, totalPages: Int
+    /// Seconds since the step began.
+    public var elapsed: Double
+    /// Whether this is the step's last report.
+    public var finished: Bool
+
+    /// Describes a step's progress.
+    public init(step: String, pages: Int, totalPages: Int, elapsed: Double, finished: Bool) {
+        self.step = step
+        self.pages = pages
+        self.totalPages = totalPages
+        self.elapsed = elapsed
+        self.finished = finished
+    }
+
+    /// One line: `detail pages of banks  41%  41,000 of 100,000 pages  1,850 pages/s  32 s left`.
+    public var line: String {
+        let fraction = totalPages > 0 ? Double(pages) / Double(totalPages) : 1
+        var parts = [step, "\(Int((fraction * 100).rounded(.down)))%",
+                     "\(LoadProgress.grouped(pages)) of \(LoadProgress.grouped(totalPages)) pages"]
+        if elapsed > 0 { parts.append("\(LoadProgress.grouped(Int(Double(pages) / elapsed))) pages/s") }
+        if finished {
+            parts.append("done in \(Int(elapsed.rounded())) s")
+        } else if pages > 0, elapsed > 0.5 {
+            parts.append("\(Int((elapsed * Double(totalPages - pages) / Double(pages)).rounded(.up))) s left")
+        }
+        return parts.joined(separator: "  ")
+    }
+}
+
+/// Reports a step's progress at most twice a second, and once when it ends if it took long enough to
+/// have reported before (a small site's build prints no progress at all).
+final class ProgressThrottle {
+    private let step: String
+    private let total: Int
+    private let report: ((RenderProgress) -> Void)?
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var last: UInt64 = 0
+    private var reported = false
+
+    init(step: String, total: Int, report: ((RenderProgress) -> Void)?) {
+        self.step = step
+        self.total = total
+        self.report = report
+        last = start
+    }
+
+    func advance(to pages: Int) {
+        guard let report else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - last >= 500_000_000 else { return }
+        last = now
+        reported = true
+        report(RenderProgress(step: step, pages: pages, totalPages: total, elapsed: Double(now - start) / 1e9, finished: false))
+    }
+
+    func finish() {
+        guard reported else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        report?(RenderProgress(step: step, pages: total, totalPages: total, elapsed: Double(now - start) / 1e9, finished: true))
     }
 }

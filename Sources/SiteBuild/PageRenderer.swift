@@ -12,6 +12,8 @@ struct PageRenderer {
     let writer: OutputWriter
     /// Where pages go to be rendered and written on worker threads.
     let queue: RenderQueue
+    /// Told how each listing's and collection's pages are coming along.
+    var progress: ((RenderProgress) -> Void)?
 
     private var site: [String: Any] { ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath] }
     private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
@@ -59,12 +61,20 @@ struct PageRenderer {
             }
         }
         let controller = try fetch(listing.name, request)
+        let pageCount = { (rows: Int) in Paginator(rowCount: rows, pageSize: listing.pageSize, basePath: "/").pageCount }
         guard listing.section != nil, let indexPath = listing.indexPath else {
             let all = SectionInfo(name: "", range: 0..<controller.fetchedIDs.count)
+            let throttle = ProgressThrottle(step: "listing \(listing.name)", total: pageCount(all.numberOfObjects), report: progress)
+            var done = 0
             try renderPages(of: listing, section: all, basePath: listing.path, sectionContext: nil, controller: controller,
-                            recordRow: recordRow, presenter: presenter, navigation: navigation)
+                            recordRow: recordRow, presenter: presenter, navigation: navigation, throttle: throttle, done: &done)
+            throttle.finish()
             return
         }
+        let throttle = ProgressThrottle(step: "listing \(listing.name)",
+                                        total: controller.sections.reduce(1) { $0 + pageCount($1.numberOfObjects) }, report: progress)
+        var done = 0
+        defer { throttle.finish() }
         var sections: [[String: Any]] = []
         var slugs = Set<String>()
         for info in controller.sections {
@@ -77,7 +87,7 @@ struct PageRenderer {
                 "count": info.numberOfObjects, "url": presenter.url(basePath),
             ]
             try renderPages(of: listing, section: info, basePath: basePath, sectionContext: summary, controller: controller,
-                            recordRow: recordRow, presenter: presenter, navigation: navigation)
+                            recordRow: recordRow, presenter: presenter, navigation: navigation, throttle: throttle, done: &done)
             sections.append(summary)
         }
         // The index groups sections under their index titles, A to Z; within a group, in listing order.
@@ -95,7 +105,7 @@ struct PageRenderer {
     /// at `basePath` and page N at `basePath/page/N/`, with its feeds beside page 1.
     private func renderPages(of listing: ListingConfig, section: SectionInfo, basePath: String, sectionContext: [String: Any]?,
                              controller: ResultsController, recordRow: (Row) -> Row, presenter: RecordPresenter,
-                             navigation: [[String: Any]]) throws
+                             navigation: [[String: Any]], throttle: ProgressThrottle, done: inout Int) throws
     {
         let collection = presenter.collection
         let paginator = Paginator(rowCount: section.numberOfObjects, pageSize: listing.pageSize, basePath: basePath,
@@ -144,6 +154,8 @@ struct PageRenderer {
                 context["section"] = sectionContext
             }
             try write(listing.template, context, path: paginator.path(ofPage: number))
+            done += 1
+            throttle.advance(to: done)
         }
     }
 
@@ -160,7 +172,10 @@ struct PageRenderer {
         let count = controller.fetchedIDs.count
         var owners: [String: String] = [:]
         var problems: [SourceError] = []
+        let throttle = ProgressThrottle(step: "detail pages of \(collection.name)", total: count, report: progress)
+        defer { throttle.finish() }
         for offset in 0..<count {
+            throttle.advance(to: offset)
             let row = try controller.objects(in: offset..<(offset + 1))[0]
             guard let path = presenter.detailPath(row) else { continue }
             let key = row["_key"]?.stringValue ?? ""

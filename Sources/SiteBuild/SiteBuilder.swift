@@ -20,6 +20,9 @@ public struct SiteBuilder {
     public let storePath: URL
     /// Told, about twice a second, how the load of each source too large to read whole is going.
     public var onLoadProgress: ((LoadProgress) -> Void)?
+    /// Told, about twice a second, how the pages of each listing and collection are coming along (only
+    /// for steps that take longer than half a second).
+    public var onRenderProgress: ((RenderProgress) -> Void)?
 
     /// Prepares a build of the site at `root`; the output and store locations default to `output/` and `.sitegen/`.
     public init(root: URL, outputDirectory: URL? = nil, storePath: URL? = nil) {
@@ -47,7 +50,8 @@ public struct SiteBuilder {
 
         let writer = OutputWriter(root: outputDirectory)
         let queue = RenderQueue(templates: templates, writer: writer)
-        let renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue)
+        var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue)
+        renderer.progress = onRenderProgress
         do {
             let navigation = try renderer.navigation()
             do {

@@ -31,7 +31,9 @@ struct BuildCommand: ParsableCommand {
     func run() throws {
         let root = URL(fileURLWithPath: site, isDirectory: true)
         var builder = SiteBuilder(root: root, outputDirectory: output.map { URL(fileURLWithPath: $0, isDirectory: true) })
-        builder.onLoadProgress = ProgressLine().show
+        let progress = ProgressLine()
+        builder.onLoadProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "loading") }
+        builder.onRenderProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "rendering") }
         let summary: BuildSummary
         do {
             summary = try builder.build()
@@ -51,18 +53,18 @@ func printError(_ line: String, terminator: String = "\n") {
     FileHandle.standardError.write(Data((line + terminator).utf8))
 }
 
-/// Shows load progress on standard error: one line rewritten in place on a terminal, a plain line every
+/// Shows load and render progress on standard error: one line rewritten in place on a terminal, a plain line every
 /// five seconds otherwise (a log file should not fill with carriage returns).
 final class ProgressLine {
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private var lastPlainLine = 0.0
 
-    func show(_ progress: LoadProgress) {
+    func show(_ line: String, elapsed: Double, finished: Bool, verb: String) {
         if isTerminal {
-            printError("\r\u{1B}[K" + progress.line, terminator: progress.finished ? "\n" : "")
-        } else if progress.finished || progress.elapsed - lastPlainLine >= 5 {
-            lastPlainLine = progress.elapsed
-            printError("loading " + progress.line)
+            printError("\r\u{1B}[K" + verb + " " + line, terminator: finished ? "\n" : "")
+        } else if finished || elapsed - lastPlainLine >= 5 || elapsed < lastPlainLine {
+            lastPlainLine = finished ? 0 : elapsed
+            printError(verb + " " + line)
         }
     }
 }
