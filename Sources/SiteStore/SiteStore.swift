@@ -13,8 +13,8 @@ public final class SiteStore {
             try FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        // 64 KiB pages: records with kilobyte bodies fill a 4 KiB page each, and a million of them loaded
-        // 1.7x slower (decisions.md, 7).
+        // 64 KiB pages: a record with a kilobyte body fills a 4 KiB page on its own, and SQLite then spends
+        // more on pages than on rows (decisions.md, 7).
         database = try Database(path: path, pageSize: 65536)
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS sitegen_collections (name TEXT PRIMARY KEY, signature TEXT NOT NULL);
