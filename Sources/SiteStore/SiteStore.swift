@@ -13,9 +13,9 @@ public final class SiteStore {
             try FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        // 64 KiB pages: a record with a kilobyte body fills a 4 KiB page on its own, and SQLite then spends
-        // more on pages than on rows (decisions.md, 7).
-        database = try Database(path: path, pageSize: 65536)
+        // SQLite's 4 KiB pages: 64 KiB pages loaded large records faster but made every row read by id
+        // bring a whole 64 KiB page, and rendering slower (decisions.md, 7).
+        database = try Database(path: path)
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS sitegen_collections (name TEXT PRIMARY KEY, signature TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_sources (
