@@ -56,6 +56,6 @@ let package = Package(
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SiteRenderTests", dependencies: ["SiteRender"]),
-        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources"]),
+        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender"]),
     ]
 )

@@ -93,12 +93,24 @@ struct PageRenderer {
         // The index groups sections under their index titles, A to Z; within a group, in listing order.
         let titles = Set(sections.map { $0["indexTitle"] as! String }).sorted()
         let groups = titles.map { title in ["indexTitle": title, "sections": sections.filter { $0["indexTitle"] as! String == title }] }
+        let chart = BarChart(title: "\(listing.title): records per section", bars: sections.map {
+            BarChart.Bar(label: $0["title"] as! String, value: $0["count"] as! Int, link: $0["url"] as? String)
+        })
         let context: [String: Any] = [
             "site": site, "nav": navigation, "pageTitle": listing.title,
             "listing": ["name": listing.name, "title": listing.title],
             "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": controller.fetchedIDs.count,
+            "chart": chart.svg(),
         ]
         try write(listing.indexTemplate, context, path: indexPath)
+        if listing.writesMarkdown {
+            var report = "# \(MarkdownReport.cell(listing.title))\n\n\(controller.fetchedIDs.count) records in \(sections.count) sections.\n\n"
+            report += "## Records per section\n\n" + MarkdownReport.table(
+                headers: ["Section", "Records"], rightAligned: [1],
+                rows: sections.map { [MarkdownReport.link($0["title"] as! String, reportLink(($0["url"] as! String) + "index.md")), "\($0["count"] as! Int)"] })
+            report += try yearSummary(of: listing)
+            try writer.write(report, to: String(indexPath.dropFirst()) + "index.md")
+        }
     }
 
     /// Writes the pages of one section of `listing` (the whole listing when it has no sections), page 1
@@ -154,6 +166,12 @@ struct PageRenderer {
                 context["section"] = sectionContext
             }
             try write(listing.template, context, path: paginator.path(ofPage: number))
+            if listing.writesMarkdown {
+                let summary = sectionContext == nil && number == paginator.newestPage ? try yearSummary(of: listing) : ""
+                try writer.write(markdownPage(title: context["pageTitle"] as! String, rows: pageRows, presenter: presenter,
+                                              paginator: paginator, number: number, summary: summary),
+                                 to: String(paginator.path(ofPage: number).dropFirst()) + "index.md")
+            }
             done += 1
             throttle.advance(to: done)
         }
@@ -205,6 +223,59 @@ struct PageRenderer {
             try write(detail.template, context, path: path)
         }
         return problems
+    }
+
+    /// A listing page as GitHub-flavoured Markdown: a table of its rows (the title linking to the record's
+    /// page, then its short fields), the way to the newer and older pages, and `summary` below.
+    private func markdownPage(title: String, rows: [Row], presenter: RecordPresenter, paginator: Paginator, number: Int,
+                              summary: String) -> String
+    {
+        let collection = presenter.collection
+        let titleField = collection.detail?.titleField ?? "title"
+        let columns = collection.fields.filter { field in
+            field.name != titleField && field.name != collection.detail?.bodyField && field.type != .list
+                && !["title", "body", "content", "summary", "slug"].contains(field.name)
+        }
+        let numeric = Set(columns.indices.filter { [.integer, .real].contains(columns[$0].type) }.map { $0 + 1 })
+        let table = MarkdownReport.table(
+            headers: ["Title"] + columns.map(\.name), rightAligned: numeric,
+            rows: rows.map { row in
+                let name = presenter.title(row)
+                let first = presenter.detailPath(row).map { MarkdownReport.link(name, reportLink(presenter.url($0))) } ?? MarkdownReport.cell(name)
+                return [first] + columns.map { MarkdownReport.cell(row[$0.name]?.stringValue ?? "") }
+            })
+        var page = "# \(MarkdownReport.cell(title))\n\n\(paginator.rowCount) records · page \(number) of \(paginator.pageCount)\n\n"
+        page += rows.isEmpty ? "Nothing to list yet.\n" : table
+        var links: [String] = []
+        let mdPath = { (page: Int) in reportLink(presenter.url(paginator.path(ofPage: page)) + "index.md") }
+        if let newer = paginator.newerPage(than: number) { links.append("[← Newer](\(mdPath(newer)))") }
+        if let older = paginator.olderPage(than: number) { links.append("[Older →](\(mdPath(older)))") }
+        if !links.isEmpty { page += "\n" + links.joined(separator: " · ") + "\n" }
+        return page + summary
+    }
+
+    /// A link target in a Markdown report: absolute on the site when `baseURL` is, so the report reads
+    /// the same on a forge as on the site.
+    private func reportLink(_ sitePath: String) -> String {
+        guard let base = URL(string: config.baseURL), let scheme = base.scheme, let host = base.host else { return sitePath }
+        return scheme + "://" + host + (base.port.map { ":\($0)" } ?? "") + sitePath
+    }
+
+    /// `## Records per year`, for a listing dated by a field (its feed date, or a date it sorts on first).
+    private func yearSummary(of listing: ListingConfig) throws -> String {
+        guard listing.taxonomy == nil, let collection = config.collection(named: listing.from) else { return "" }
+        let dateField = listing.feedDate ?? listing.sort.map(\.field).first { name in
+            collection.fields.contains { $0.name == name && ($0.type == .date || $0.type == .datetime) }
+        }
+        guard let dateField else { return "" }
+        let column = quoteIdentifier(dateField)
+        let sql = "SELECT substr(\(column), 1, 4) AS year, count(*) AS records FROM \(quoteIdentifier(collection.name)) "
+            + (listing.filter.map { "WHERE (\($0)) " } ?? "") + "GROUP BY year ORDER BY year DESC"
+        let years = try database.makeStatement(sql).fetchAll().map {
+            [$0["year"]?.stringValue ?? "no date", String($0["records"]?.int64Value ?? 0)]
+        }
+        guard !years.isEmpty else { return "" }
+        return "\n## Records per year\n\n" + MarkdownReport.table(headers: ["Year", "Records"], rightAligned: [1], rows: years)
     }
 
     /// Writes the listing's subscription feeds beside its first page, from that page's `rows`.

@@ -325,6 +325,8 @@ public struct ListingConfig: Sendable {
     public var showsEmptySections = false
     /// The template of the section index page.
     public var indexTemplate = "sections"
+    /// Whether each listing page is also written as GitHub-flavoured Markdown (`index.md` beside `index.html`).
+    public var writesMarkdown = false
     /// How pages are numbered: newest first (page 1 the newest), or as a stable archive (RFC 5005).
     public var numbering = Paginator.Numbering.newestFirst
     /// For a taxonomy listing, the list field (tags) whose every item is a section: a record appears in the
@@ -345,7 +347,7 @@ public struct ListingConfig: Sendable {
         var template = "list", title: String?
         var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?
         let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate",
-                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering"]
+                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering", "formats"]
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
             switch key {
             case "from":
@@ -393,6 +395,15 @@ public struct ListingConfig: Sendable {
             case "feeds": feedsNode = value
             case "feedDate": feedDateNode = value
             case "section": sectionNode = value
+            case "formats":
+                let formats = try reader.strings(value, "formats")
+                for format in formats where !["html", "md"].contains(format) {
+                    throw reader.error(value, "unknown format '\(format)'; expected html or md")
+                }
+                guard formats.contains("html") else {
+                    throw reader.error(value, "formats must include html (the site itself); [html, md] adds Markdown pages")
+                }
+                writesMarkdown = formats.contains("md")
             case "numbering":
                 let text = try reader.string(value, "numbering")
                 guard let known = Paginator.Numbering(rawValue: text) else {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import SiteBuild
+import SiteRender
 import SiteSources
 import XCTest
 
@@ -42,7 +43,7 @@ final class ExampleSiteTests: XCTestCase {
         // then 404.html, sitemap.xml and robots.txt, and the feeds (Atom and RSS of the banks, all three of the
         // news for each of its two archive pages), the banks by state (an index and 22 pages for 18 states) and the news by topic (an index and
         // a page for each of 15 topics).
-        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 8 + 23 + 16)
+        XCTAssertEqual(summary.pagesWritten, 15 + 2 + 300 + 31 + 2 + 3 + 8 + 23 + 16 + 23, "and the Markdown report by state")
         XCTAssertEqual(writtenFiles().count, 350 + 1 + 23 + 16)
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
@@ -173,6 +174,31 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertEqual(otherCount, all.count)
     }
 
+    func testTheMarkdownReportSumsUpBySectionAndYearAndTheIndexChartsIt() throws {
+        _ = try build()
+        let report = try page("states/index.md")
+        XCTAssertTrue(report.hasPrefix("# Failed banks by state\n\n300 records in 18 sections.\n\n## Records per section\n\n| Section | Records |\n|---|---:|\n"))
+        func total(_ heading: String) -> Int {
+            let part = report.components(separatedBy: "## " + heading)[1].components(separatedBy: "\n## ")[0]
+            return part.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| Section") && !$0.hasPrefix("| Year") }
+                .compactMap { Int($0.split(separator: "|").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+        }
+        XCTAssertEqual(total("Records per section"), 300)
+        XCTAssertEqual(total("Records per year"), 300)
+        XCTAssertTrue(report.contains("| [CA](https://failedbanks.example.org/states/ca/index.md) | 11 |"))
+        let california = try page("states/ca/index.md")
+        XCTAssertTrue(california.contains("| Title | city | state | cert | acquirer | closing\\_date | fund |\n|---|---|---|---:|---|---|---:|\n"), california)
+        XCTAssertEqual(california.components(separatedBy: "\n| [").count - 1, 11, "a row per California bank")
+        XCTAssertTrue(california.contains("[Farmers & Merchants Bank of Long Beach](https://failedbanks.example.org/banks/17443/)"))
+        // The report reads as a table where GitHub renders it.
+        XCTAssertTrue(MarkdownRenderer().html(california).contains("<td><a href=\"https://failedbanks.example.org/banks/17443/\">"))
+        let index = try page("states/index.html")
+        let svg = try XCTUnwrap(index.range(of: "<svg").flatMap { start in index.range(of: "</svg>").map { String(index[start.lowerBound..<$0.upperBound]) } })
+        let chart = try XMLDocument(xmlString: svg)
+        XCTAssertEqual(try chart.nodes(forXPath: "//*[local-name()='rect']").count, 18, "a bar per state")
+        XCTAssertTrue(svg.contains(#"<a href="/states/ca/">"#))
+    }
+
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
         _ = try build()
         var checked = 0
@@ -248,7 +274,7 @@ final class ExampleSiteTests: XCTestCase {
         let before = try writtenFiles().map { try page($0) }
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
-        XCTAssertEqual(again.pagesUnchanged, 400)
+        XCTAssertEqual(again.pagesUnchanged, 423)
         XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }

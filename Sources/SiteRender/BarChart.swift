@@ -1,0 +1,89 @@
+/// A horizontal bar chart as inline SVG: no script, no fonts to load, the same bytes for the same data.
+///
+/// ```swift
+/// let svg = BarChart(title: "Banks by state", bars: [.init(label: "CA", value: 11, link: "/states/ca/")]).svg()
+/// ```
+public struct BarChart: Sendable, Equatable {
+    /// One bar.
+    public struct Bar: Sendable, Equatable {
+        /// The label left of the bar.
+        public var label: String
+        /// Its length.
+        public var value: Int
+        /// Where a click on it goes, if anywhere.
+        public var link: String?
+
+        /// Makes a bar.
+        public init(label: String, value: Int, link: String? = nil) {
+            self.label = label
+            self.value = value
+            self.link = link
+        }
+    }
+
+    /// What the chart shows (its accessible name).
+    public var title: String
+    /// The bars, top to bottom.
+    public var bars: [Bar]
+    /// The drawing's width in pixels.
+    public var width: Int
+
+    /// Describes a chart.
+    public init(title: String, bars: [Bar], width: Int = 640) {
+        self.title = title
+        self.bars = bars
+        self.width = width
+    }
+
+    /// The chart as an `<svg>` element.
+    public func svg() -> String {
+        let rowHeight = 22, labelWidth = 160, countWidth = 60
+        let height = max(1, bars.count) * rowHeight + 8
+        let largest = max(1, bars.map(\.value).max() ?? 1)
+        let room = width - labelWidth - countWidth
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" width=\"\(width)\" height=\"\(height)\" "
+            + "viewBox=\"0 0 \(width) \(height)\" aria-label=\"\(escapeXML(title))\">\n<title>\(escapeXML(title))</title>\n"
+        for (index, bar) in bars.enumerated() {
+            let y = 4 + index * rowHeight
+            let length = bar.value == 0 ? 0 : max(1, bar.value * room / largest)
+            var row = "<text x=\"\(labelWidth - 8)\" y=\"\(y + 15)\" text-anchor=\"end\" font-size=\"13\" fill=\"#1d2330\">"
+                + escapeXML(bar.label) + "</text>"
+            row += "<rect x=\"\(labelWidth)\" y=\"\(y + 3)\" width=\"\(length)\" height=\"\(rowHeight - 6)\" fill=\"#0b5cad\"/>"
+            row += "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 15)\" font-size=\"13\" fill=\"#5b6270\">\(bar.value)</text>"
+            if let link = bar.link { row = "<a href=\"\(escapeXML(link))\">" + row + "</a>" }
+            svg += row + "\n"
+        }
+        return svg + "</svg>"
+    }
+}
+
+/// Pieces of GitHub-flavoured Markdown for reports: tables and links with their text escaped.
+public enum MarkdownReport {
+    /// A GFM table; the columns in `rightAligned` (numbers) are aligned right.
+    public static func table(headers: [String], rightAligned: Set<Int> = [], rows: [[String]]) -> String {
+        var lines = ["| " + headers.map(cell).joined(separator: " | ") + " |"]
+        lines.append("|" + headers.indices.map { rightAligned.contains($0) ? "---:" : "---" }.joined(separator: "|") + "|")
+        for row in rows { lines.append("| " + row.joined(separator: " | ") + " |") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` as a table cell: on one line, its pipes escaped, and Markdown's own characters taken literally.
+    public static func cell(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "\n", "\r": escaped.append(" ")
+            case "|", "\\", "*", "_", "`", "[", "]", "<", ">", "#": escaped += "\\" + String(character)
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// A link whose text is `text` (escaped as a cell) and whose target is `url` (spaces and parentheses encoded).
+    public static func link(_ text: String, _ url: String) -> String {
+        let target = url.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "(", with: "%28")
+            .replacingOccurrences(of: ")", with: "%29")
+        return "[\(cell(text))](\(target))"
+    }
+}
