@@ -234,7 +234,7 @@ final class ExampleSiteTests: XCTestCase {
         let last = try page("page/15/index.html")
         XCTAssertFalse(last.contains(#"rel="next""#))
 
-        let dates = try NSRegularExpression(pattern: #"<td>(\d{4}-\d{2}-\d{2})</td></tr>"#)
+        let dates = try NSRegularExpression(pattern: #"<td class="date">(\d{4}-\d{2}-\d{2})</td></tr>"#)
         var all: [String] = []
         for number in 1...15 {
             let html = try page(number == 1 ? "index.html" : "page/\(number)/index.html")
