@@ -319,7 +319,7 @@ struct PageRenderer {
     func renderSiteFiles(navigation: [[String: Any]]) throws {
         if templates.names.contains("404") {
             let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
-            try writer.write(templates.render("404", context: context), to: "404.html")
+            try writer.write(templates.render("404", context: context, knownNames: config.templateNames), to: "404.html")
         }
         let absolute = URL(string: config.baseURL)?.scheme != nil
         var robots = "User-agent: *\nAllow: /\n"

@@ -16,6 +16,7 @@ final class RenderQueue: @unchecked Sendable {
     }
 
     private let templates: TemplateSet
+    private let knownNames: Set<String>
     private let writer: OutputWriter
     private let capacity: Int
     private let condition = NSCondition()
@@ -25,11 +26,12 @@ final class RenderQueue: @unchecked Sendable {
     private var failure: (any Error)?
     private var workers: [Thread] = []
 
-    /// Starts `workerCount` workers writing through `writer`.
-    init(templates: TemplateSet, writer: OutputWriter, workerCount: Int = ProcessInfo.processInfo.activeProcessorCount,
-         capacity: Int = 64)
+    /// Starts `workerCount` workers writing through `writer`; templates may use `knownNames` without a value.
+    init(templates: TemplateSet, knownNames: Set<String>, writer: OutputWriter,
+         workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, capacity: Int = 64)
     {
         self.templates = templates
+        self.knownNames = knownNames
         self.writer = writer
         self.capacity = capacity
         for _ in 0..<max(1, workerCount) {
@@ -76,7 +78,7 @@ final class RenderQueue: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
             do {
-                try writer.write(templates.render(job.template, context: job.context), to: job.path)
+                try writer.write(templates.render(job.template, context: job.context, knownNames: knownNames), to: job.path)
             } catch {
                 condition.lock()
                 if failure == nil { failure = error }

@@ -49,7 +49,7 @@ public struct SiteBuilder {
         clock.lap("load", into: &summary)
 
         let writer = OutputWriter(root: outputDirectory)
-        let queue = RenderQueue(templates: templates, writer: writer)
+        let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
         var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue)
         renderer.progress = onRenderProgress
         do {

@@ -199,6 +199,18 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(svg.contains(#"<a href="/states/ca/">"#))
     }
 
+    func testAMisspeltNameInATemplateFailsTheBuildAtItsLine() throws {
+        let list = site.appendingPathComponent("Templates/list.mustache")
+        let text = try String(contentsOf: list, encoding: .utf8)
+        try text.replacingOccurrences(of: "{{acquirer}}", with: "{{acquierer}}").write(to: list, atomically: true, encoding: .utf8)
+        let line = text.components(separatedBy: "\n").firstIndex { $0.contains("{{acquirer}}") }! + 1
+        XCTAssertThrowsError(try build()) { error in
+            let description = "\(error)"
+            XCTAssertTrue(description.contains("Templates/list.mustache:\(line):"), description)
+            XCTAssertTrue(description.contains("'acquierer' is not a field or a value this page has"), description)
+        }
+    }
+
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
         _ = try build()
         var checked = 0

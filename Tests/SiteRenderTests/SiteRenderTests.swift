@@ -89,6 +89,38 @@ final class TemplateSetTests: XCTestCase {
             + "SAY &quot;HI&quot; &amp; GO|2024-02-20|[S]|say &quot;hi&quot; &amp; go")
     }
 
+    func testANameNoScopeHasIsAnErrorAtItsTemplateLineButAnOptionalOneIsNot() throws {
+        let directory = try folder([
+            "base.mustache": "<h1>{{title}}</h1>{{$content}}{{/content}}",
+            "page.mustache": "{{<base}}{{$content}}\n{{#items}}\n  <li>{{name}} {{city}}{{#acquirer}}, {{acquirer}}{{/acquirer}}</li>\n{{/items}}{{/content}}{{/base}}",
+            "typo.mustache": "{{#items}}\n<li>{{name}}</li>\n<li>{{date(clossing)}}</li>{{/items}}",
+        ])
+        let templates = try TemplateSet(directory: directory)
+        let context: [String: Any] = ["title": "T", "items": [["name": "A", "city": "X", "acquirer": "Y"], ["name": "B", "city": "Z"]]]
+        XCTAssertEqual(try templates.render("page", context: context, knownNames: ["acquirer", "title"]),
+                       "<h1>T</h1>  <li>A X, Y</li>\n  <li>B Z</li>\n", "a field null in one row is fine when it is known")
+        XCTAssertThrowsError(try templates.render("page", context: context, knownNames: ["title"])) { error in
+            XCTAssertEqual(error as? TemplateError, .unknownVariable(name: "acquirer", file: directory.appendingPathComponent("page.mustache").path, line: 3, column: 24))
+        }
+        XCTAssertThrowsError(try templates.render("typo", context: context, knownNames: ["title"])) { error in
+            XCTAssertEqual((error as? TemplateError)?.description,
+                           directory.appendingPathComponent("typo.mustache").path + ":3:5: 'clossing' is not a field or a value this page has; check its spelling")
+        }
+    }
+
+    func testAPartialOrLayoutThatIsNotThereIsAnErrorWhereItIsNamed() throws {
+        let directory = try folder(["page.mustache": "<p>\n{{> pagenation }}</p>", "other.mustache": "{{<base}}{{/base}}"])
+        XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in
+            XCTAssertEqual(error as? TemplateError, .missingPartial(name: "base", file: directory.appendingPathComponent("other.mustache").path,
+                                                                    line: 1, column: 1, available: ["other", "page"]))
+        }
+        try "{{<page}}{{/page}}".write(to: directory.appendingPathComponent("other.mustache"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in
+            XCTAssertEqual((error as? TemplateError)?.description, directory.appendingPathComponent("page.mustache").path
+                + ":2:1: no template 'pagenation.mustache' to include; the templates folder has: other, page")
+        }
+    }
+
     func testASyntaxErrorNamesTheTemplateFileAndLine() throws {
         let directory = try folder(["broken.mustache": "line one\n{{#open}}\nno close\n"])
         XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in
