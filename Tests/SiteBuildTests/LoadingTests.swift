@@ -303,6 +303,35 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("tags/loans/index.html"), "loans(1):Alpha 1/1", "Alpha is under both of its tags")
     }
 
+    func testDeclaredSectionsComeFirstWithTheirTitlesAndAnEmptyOneStillGetsItsPage() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "listings:\n", with: """
+            listings:
+              byname:
+                from: banks
+                section: name
+                sort: [-closed]
+                path: /names/{section}/
+                template: named
+                sections: [{name: Gamma, title: The third}, {name: Omega, title: Not yet}]
+                showEmpty: true
+
+            """)
+        try write("sitegen.yml", config)
+        try "{{section.title}}={{section.count}}{{#empty}} empty{{/empty}}".write(
+            to: site.appendingPathComponent("Templates/named.mustache"), atomically: true, encoding: .utf8)
+        try "{{#sections}}{{title}}:{{count}};{{/sections}}".write(
+            to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func page(_ path: String) throws -> String {
+            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
+        }
+        XCTAssertEqual(try page("names/index.html"), "The third:1;Not yet:0;Alpha:1;Beta:1;", "declared first, in their order")
+        XCTAssertEqual(try page("names/omega/index.html"), "Not yet=0 empty")
+        XCTAssertEqual(try page("names/gamma/index.html"), "The third=1")
+    }
+
     func testRelationshipsAreCheckedWhereTheyAreDeclared() throws {
         func error(_ relationships: String, sort: String = "[-closed]") -> String? {
             let yaml = """
