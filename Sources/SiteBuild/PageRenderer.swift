@@ -328,7 +328,7 @@ struct PageRenderer {
             let pages = writer.manifest.keys.filter { $0.hasSuffix("index.html") }.sorted()
             var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
             for page in pages {
-                sitemap += "<url><loc>" + escapeHTML(config.baseURL + page.dropLast("index.html".count)) + "</loc></url>\n"
+                sitemap += "<url><loc>" + escapeXML(config.baseURL + page.dropLast("index.html".count)) + "</loc></url>\n"
             }
             sitemap += "</urlset>\n"
             try writer.write(sitemap, to: "sitemap.xml")

@@ -78,25 +78,8 @@ struct BodyFormatter {
             return text.components(separatedBy: "\n\n")
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
                 .filter { !$0.isEmpty }
-                .map { "<p>" + escapeHTML($0) + "</p>\n" }
+                .map { "<p>" + escapeXML($0) + "</p>\n" }
                 .joined()
         }
     }
-}
-
-/// `text` with the five HTML-special characters escaped.
-func escapeHTML(_ text: String) -> String {
-    var escaped = ""
-    escaped.reserveCapacity(text.utf8.count)
-    for character in text {
-        switch character {
-        case "&": escaped += "&amp;"
-        case "<": escaped += "&lt;"
-        case ">": escaped += "&gt;"
-        case "\"": escaped += "&quot;"
-        case "'": escaped += "&#39;"
-        default: escaped.append(character)
-        }
-    }
-    return escaped
 }

@@ -347,7 +347,7 @@ final class LoadingTests: XCTestCase {
                 listings:
                   home: {from: notes, sort: \(sort), path: /}
                 """
-            do { _ = try SiteConfig(yaml: yaml, file: "sitegen.yml"); return nil } catch { return (error as? ConfigError)?.description }
+            do { _ = try SiteConfig(yaml: yaml, file: "sitegen.yml"); return nil } catch { return error.description }
         }
         XCTAssertEqual(error("{bank: banks}", sort: "[-bank.closed]"), nil)
         XCTAssertEqual(error("{bank: vaults}"), "sitegen.yml:9:27: no collection named 'vaults'; collections: banks, notes")
