@@ -38,7 +38,6 @@ struct JSONStreamReader {
     private var key = ""
     /// Whether the elements are those of the streamed member (then `]` returns to the object).
     private var inStreamedMember = false
-    private var sawStreamedMember = false
 
     /// Prepares to read a document laid out as `layout`.
     init(layout: Layout) {
@@ -151,7 +150,6 @@ struct JSONStreamReader {
             if case .object(let streamed) = layout, key == streamed {
                 guard byte == UInt8(ascii: "[") else { throw error(unexpected(byte, "'[': \(streamed) is an array")) }
                 inStreamedMember = true
-                sawStreamedMember = true
                 state = .beforeFirstElement
                 return
             }
