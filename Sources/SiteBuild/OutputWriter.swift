@@ -45,11 +45,23 @@ final class OutputWriter: @unchecked Sendable {
         lock.withLock { writtenCount += 1 }
     }
 
-    /// Deletes files the previous build wrote that this one did not, and folders left empty; returns how many files.
-    func deleteStale(previous: [String: Int64]) -> Int {
+    /// Deletes files the previous build wrote that this one did not, and folders left empty; returns how
+    /// many files. After an interrupted build (`everyFile`), every file in the folder that this build did not
+    /// write is deleted, temporary files of a killed writer among them, so the folder is what a clean build writes.
+    func deleteStale(previous: [String: Int64], everyFile: Bool = false) -> Int {
         var deleted = 0
         let current = manifest
-        for path in previous.keys.sorted() where current[path] == nil {
+        var candidates = Set(previous.keys)
+        if everyFile, let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey]) {
+            let prefix = root.standardizedFileURL.path + "/"
+            for case let url as URL in walker {
+                let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
+                guard values?.isRegularFile == true || values?.isSymbolicLink == true else { continue }
+                let path = url.standardizedFileURL.path
+                if path.hasPrefix(prefix) { candidates.insert(String(path.dropFirst(prefix.count))) }
+            }
+        }
+        for path in candidates.sorted() where current[path] == nil {
             let url = root.appendingPathComponent(path)
             guard (try? FileManager.default.removeItem(at: url)) != nil else { continue }
             deleted += 1

@@ -48,6 +48,7 @@ public struct SiteBuilder {
         try load(config: config, store: store, into: &summary)
         clock.lap("load", into: &summary)
 
+        let interrupted = try store.beginWritingOutput()
         let writer = OutputWriter(root: outputDirectory)
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
         var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue)
@@ -75,7 +76,7 @@ public struct SiteBuilder {
         }
         clock.lap("render", into: &summary)
 
-        summary.pagesDeleted = writer.deleteStale(previous: try store.outputManifest())
+        summary.pagesDeleted = writer.deleteStale(previous: try store.outputManifest(), everyFile: interrupted)
         try store.transaction { try store.replaceOutputManifest(writer.manifest) }
         summary.pagesWritten = writer.written
         summary.pagesUnchanged = writer.unchanged

@@ -22,6 +22,7 @@ public final class SiteStore {
                 path TEXT PRIMARY KEY, collection TEXT NOT NULL, status TEXT NOT NULL, message TEXT,
                 size INTEGER, mtime REAL, hash INTEGER, rows INTEGER, loaded_at TEXT);
             CREATE TABLE IF NOT EXISTS sitegen_outputs (path TEXT PRIMARY KEY, hash INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS sitegen_state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
             """)
     }
 
@@ -182,8 +183,20 @@ public final class SiteStore {
         return manifest
     }
 
-    /// Replaces the output manifest with `manifest`.
+    /// Notes that a build is writing the output folder, and returns whether the previous one was still
+    /// doing so when it stopped (killed, or failed half-way): then the folder may hold files no manifest
+    /// names, and the next build must look at every file.
+    public func beginWritingOutput() throws -> Bool {
+        try transaction {
+            let interrupted = try database.fetchValue("SELECT value FROM sitegen_state WHERE name = 'writing-output'") != nil
+            try database.execute("INSERT OR REPLACE INTO sitegen_state (name, value) VALUES ('writing-output', '1')")
+            return interrupted
+        }
+    }
+
+    /// Replaces the output manifest with `manifest`, and notes that the output folder is complete.
     public func replaceOutputManifest(_ manifest: [String: Int64]) throws {
+        try database.execute("DELETE FROM sitegen_state WHERE name = 'writing-output'")
         try database.execute("DELETE FROM sitegen_outputs")
         let insert = try database.cachedStatement("INSERT INTO sitegen_outputs (path, hash) VALUES (?, ?)")
         for path in manifest.keys.sorted() { try insert.execute([.text(path), .integer(manifest[path]!)]) }

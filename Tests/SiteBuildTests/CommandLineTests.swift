@@ -33,6 +33,66 @@ final class CommandLineTests: XCTestCase {
         return folder
     }
 
+    /// A copy of the bundled example site in a new folder.
+    private func exampleSite() throws -> URL {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let site = try temporaryFolder()
+        for item in ["sitegen.yml", "content", "Templates"] {
+            try FileManager.default.copyItem(at: repository.appendingPathComponent(item), to: site.appendingPathComponent(item))
+        }
+        return site
+    }
+
+    /// Every file under `folder`, by relative path, with its bytes.
+    private func files(under folder: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let prefix = folder.standardizedFileURL.path + "/"
+        for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)! {
+            guard (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
+            files[String(url.standardizedFileURL.path.dropFirst(prefix.count))] = try Data(contentsOf: url)
+        }
+        return files
+    }
+
+    func testABuildKilledAtAnyMomentIsFinishedByTheNextOneAsACleanBuildWritesIt() throws {
+        var generator = SplitMixGenerator(seed: UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? 20261122)
+        let site = try exampleSite(), reference = try exampleSite()
+        let start = Date()
+        XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
+        let fullBuild = Date().timeIntervalSince(start)
+        let csv = "content/records/failed-banks.csv"
+        for round in 1...4 {
+            // Both sites get the same new bank; the reference is built clean, into a new store and folder.
+            for folder in [site, reference] {
+                let handle = try FileHandle(forWritingTo: folder.appendingPathComponent(csv))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("Round \(round) Bank,Springfield,IL,\(90_000 + round),None,2024-03-0\(round),1,\"Round \(round).\"\n".utf8))
+                try handle.close()
+            }
+            try? FileManager.default.removeItem(at: reference.appendingPathComponent("output"))
+            try? FileManager.default.removeItem(at: reference.appendingPathComponent(".sitegen"))
+            XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
+
+            // The site's build is killed at a random moment, then built again.
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["build", "--site", site.path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let delay = Double(generator.next() % 1_000) / 1_000 * fullBuild
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let finished = try run(["build", "--site", site.path], in: site)
+            XCTAssertEqual(finished.status, 0, finished.stderr)
+            let expected = try files(under: reference.appendingPathComponent("output"))
+            let got = try files(under: site.appendingPathComponent("output"))
+            XCTAssertEqual(Set(got.keys), Set(expected.keys), "round \(round), killed after \(delay) s: the same files")
+            XCTAssertTrue(expected.allSatisfy { got[$0.key] == $0.value }, "round \(round), killed after \(delay) s: the same bytes")
+        }
+    }
+
     func testHelpDescribesTheBuildCommand() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable.path), "sitegen was not built at \(executable.path)")
         let result = try run(["build", "--help"], in: try temporaryFolder())
@@ -93,5 +153,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try parser.parseDocument(), .array([.object([
             ("key", .string("a")), ("source", .string("p.ndjson")), ("line", .integer(1)), ("id", .string("a")), ("age", .integer(40)),
         ])]))
+    }
+}
+
+/// SplitMix64, so the moments a test kills a build at can be replayed from the seed.
+private struct SplitMixGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
