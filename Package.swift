@@ -52,10 +52,12 @@ let package = Package(
         // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
         .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
 
+        // Helpers the test targets share (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
-        .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore"]),
-        .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore", "TestSupport"]),
+        .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SiteRenderTests", dependencies: ["SiteRender"]),
-        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender"]),
+        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "TestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import ResultsController
 import SiteStore
+import TestSupport
 import XCTest
 
 final class ControllerBehaviourTests: XCTestCase {

@@ -1,19 +1,7 @@
 import ResultsController
 import SiteStore
+import TestSupport
 import XCTest
-
-/// A small deterministic generator (SplitMix64), so a failing case is reproduced from its printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The oracle of deltas: after any changeset, the controller equals a fresh fetch, and the delta applied to
 /// the old layout, the way a table view applies it, gives the new layout.

@@ -1,5 +1,6 @@
 @testable import ResultsController
 import SiteStore
+import TestSupport
 import XCTest
 
 /// `OrderedRows` against the simplest oracle: a sorted array, through enough inserts and removals that

@@ -1,5 +1,6 @@
 import Foundation
 import SiteSources
+import TestSupport
 import XCTest
 
 /// Runs the built `sitegen` executable as a user would.
@@ -55,7 +56,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testABuildKilledAtAnyMomentIsFinishedByTheNextOneAsACleanBuildWritesIt() throws {
-        var generator = SplitMixGenerator(seed: UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? 20261122)
+        var generator = SeededGenerator(seed: UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? 20261122)
         let site = try exampleSite(), reference = try exampleSite()
         let start = Date()
         XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
@@ -153,18 +154,5 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try parser.parseDocument(), .array([.object([
             ("key", .string("a")), ("source", .string("p.ndjson")), ("line", .integer(1)), ("id", .string("a")), ("age", .integer(40)),
         ])]))
-    }
-}
-
-/// SplitMix64, so the moments a test kills a build at can be replayed from the seed.
-private struct SplitMixGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SiteSources
+import TestSupport
 import XCTest
 
 /// Record files are read a chunk at a time: whatever the chunk boundaries, the hash, the lines and the
@@ -18,7 +19,7 @@ final class StreamingTests: XCTestCase {
 
     /// Splits `bytes` at random places (seeded), as chunked reads would.
     private func randomPieces(_ bytes: [UInt8], seed: UInt64) -> [[UInt8]] {
-        var generator = SplitMix(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         var pieces: [[UInt8]] = []
         var start = 0
         while start < bytes.count {
@@ -157,18 +158,5 @@ final class StreamingTests: XCTestCase {
             count += 1
         }
         XCTAssertEqual(count, 3_000)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing split can be replayed from its seed.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
