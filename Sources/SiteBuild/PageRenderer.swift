@@ -114,7 +114,7 @@ struct PageRenderer {
     }
 
     /// Writes the pages of one section of `listing` (the whole listing when it has no sections), page 1
-    /// at `basePath` and page N at `basePath/page/N/`, with its feeds beside page 1.
+    /// at `basePath` and page N at `basePath/page/N/`, with its feeds (one per page in a stable archive).
     private func renderPages(of listing: ListingConfig, section: SectionInfo, basePath: String, sectionContext: [String: Any]?,
                              controller: ResultsController, recordRow: (Row) -> Row, presenter: RecordPresenter,
                              navigation: [[String: Any]], throttle: ProgressThrottle, done: inout Int) throws
@@ -131,17 +131,13 @@ struct PageRenderer {
         let feeds = listing.feeds.map { format -> [String: Any] in
             ["format": format.rawValue, "type": format.mediaType, "url": presenter.url(basePath + format.fileName)]
         }
-        if !listing.feeds.isEmpty {
-            // Newest first: the subscription document has the first page. A stable archive also has a feed per
-            // older page, linked both ways (RFC 5005), which never changes once its page is full.
-            let archived = listing.numbering == .stableArchive ? Array(1...paginator.pageCount) : [paginator.newestPage]
-            for number in archived {
-                try writeFeeds(of: listing, title: heading, paginator: paginator, page: number,
-                               rows: controller.objects(in: rows(number)).map(recordRow), presenter: presenter)
-            }
-        }
         for number in 1...paginator.pageCount {
             let pageRows = try controller.objects(in: rows(number)).map(recordRow)
+            // Newest first: the subscription document has the newest page. A stable archive also has a feed per
+            // older page, linked both ways (RFC 5005), which never changes once its page is full.
+            if !listing.feeds.isEmpty, listing.numbering == .stableArchive || number == paginator.newestPage {
+                try writeFeeds(of: listing, title: heading, paginator: paginator, page: number, rows: pageRows, presenter: presenter)
+            }
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
             let items = pageRows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
             var pagination: [String: Any] = [
@@ -257,8 +253,7 @@ struct PageRenderer {
     /// A link target in a Markdown report: absolute on the site when `baseURL` is, so the report reads
     /// the same on a forge as on the site.
     private func reportLink(_ sitePath: String) -> String {
-        guard let base = URL(string: config.baseURL), let scheme = base.scheme, let host = base.host else { return sitePath }
-        return scheme + "://" + host + (base.port.map { ":\($0)" } ?? "") + sitePath
+        TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML).absoluteURL(sitePath)
     }
 
     /// `## Records per year`, for a listing dated by a field (its feed date, or a date it sorts on first).

@@ -26,6 +26,12 @@ public struct TemplateText: MustacheTransformable, MustacheParent, CustomStringC
             self.baseURL = baseURL
             self.allowsRawHTML = allowsRawHTML
         }
+
+        /// A path on the site's host (`/sub/banks/1/`) as a full URL; as it is when `baseURL` has no host.
+        public func absoluteURL(_ path: String) -> String {
+            guard path.hasPrefix("/"), let base = URL(string: baseURL), let scheme = base.scheme, let host = base.host else { return path }
+            return scheme + "://" + host + (base.port.map { ":\($0)" } ?? "") + path
+        }
     }
 
     /// The text.
@@ -50,11 +56,7 @@ public struct TemplateText: MustacheTransformable, MustacheParent, CustomStringC
         case "number": return Self.groupedNumber(text)
         case "excerpt": return Self.excerpt(text, limit: 160)
         case "markdown": return MarkdownRenderer(allowsRawHTML: site.allowsRawHTML).html(text)
-        case "absolute":
-            guard text.hasPrefix("/"), let base = URL(string: site.baseURL), let origin = base.scheme.flatMap({ scheme in
-                base.host.map { scheme + "://" + $0 + (base.port.map { ":\($0)" } ?? "") }
-            }) else { return text }
-            return origin + text
+        case "absolute": return site.absoluteURL(text)
         case "json": return jsonString(text)
         case "xml": return escapeXML(text)
         default: return text.transform(name)

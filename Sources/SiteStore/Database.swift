@@ -15,8 +15,7 @@ public final class Database {
     private var traceCounter: UnsafeMutablePointer<Int>
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
-    /// `pageSize` (a power of two, 512 to 65536 bytes) applies when the file is created.
-    public init(path: String, pageSize: Int? = nil) throws {
+    public init(path: String) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -37,8 +36,6 @@ public final class Database {
         }, traceCounter)
         try execute("PRAGMA foreign_keys = ON")
         if path != ":memory:" {
-            // Only a new file takes it (before the log is on); an existing one keeps its page size.
-            if let pageSize { try execute("PRAGMA page_size = \(pageSize)") }
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
         }
