@@ -12,7 +12,14 @@ extension ResultsController {
         guard hasFetched else { throw ResultsControllerError.notFetched }
         if request.limit != nil || request.offset > 0 { return try refetchAndReport(changeset) }
         let affected = try affectedIDs(changeset)
-        guard !affected.isEmpty else { return Delta() }
+        guard !affected.isEmpty else {
+            // Nothing of these results changed, but they are now current at the changeset's generation.
+            if let new = changeset.generation, generation != nil, generation != new {
+                generation = new
+                cacheGenerationIsStale = true
+            }
+            return Delta()
+        }
 
         var fresh: [Int64: OrderedRows.Entry] = [:]
         let sortedIDs = affected.sorted()

@@ -33,6 +33,8 @@ public final class ResultsController {
     /// The database generation the results reflect; `nil` when unknown (untracked changes were applied).
     var generation: Int64?
     var cacheIsStale = false
+    /// The cached entries are right but their generation is behind (a changeset touched none of the rows).
+    var cacheGenerationIsStale = false
     private var relatedColumns: [String: [String]]?
     private var deltaContinuations: [Int: AsyncStream<Delta>.Continuation] = [:]
     private var nextContinuationID = 0
@@ -322,7 +324,13 @@ public final class ResultsController {
     /// Writes the snapshot to the cache when it changed since it was last written (O(n): call it once,
     /// after a batch of changes, not after each).
     public func persistCache() throws {
-        guard let cacheName, cacheIsStale else { return }
+        guard let cacheName, cacheIsStale || cacheGenerationIsStale else { return }
+        if !cacheIsStale, let generation {
+            try SnapshotCache(database: database).advance(name: cacheName, to: generation)
+            cacheGenerationIsStale = false
+            return
+        }
+        cacheGenerationIsStale = false
         if let generation {
             try SnapshotCache(database: database).save(name: cacheName, compiled: compiled, rows: rows, generation: generation)
         } else {

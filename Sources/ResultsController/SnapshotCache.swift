@@ -56,6 +56,13 @@ struct SnapshotCache {
         return entries
     }
 
+    /// Marks the snapshot cached under `name` as current at `generation`: the changes since touched none of
+    /// its rows, so the entries are the same and need not be written again.
+    func advance(name: String, to generation: Int64) throws {
+        guard try database.tableExists("results_controller_cache") else { return }
+        try database.execute("UPDATE results_controller_cache SET generation = ? WHERE name = ?", [.integer(generation), .text(name)])
+    }
+
     func delete(name: String) throws {
         guard try database.tableExists("results_controller_cache") else { return }
         try database.execute("DELETE FROM results_controller_cache WHERE name = ?", [.text(name)])

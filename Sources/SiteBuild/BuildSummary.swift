@@ -1,7 +1,38 @@
+import Foundation
 import SiteSources
 
-/// What a build did: pages written, unchanged and deleted, time per stage, and every problem found.
+/// What a build did: pages rendered, kept, written, unchanged and deleted, time per stage, and every problem found.
 public struct BuildSummary: Sendable {
+    /// A page rendered (in a dry run, that would be), and why.
+    public struct RenderedPage: Sendable, Equatable, Codable {
+        /// Its file, relative to the output folder (the page's HTML; its feeds and Markdown go with it).
+        public var path: String
+        /// What changed: "row rec-0042 moved in from page 2", "template changed", "new page"…
+        public var reason: String
+    }
+
+    /// One listing's changes, as its results controller reported them after the load.
+    public struct ListingDelta: Sendable, Equatable, Codable {
+        /// The listing, or `detail <collection>` for a collection's detail pages.
+        public var name: String
+        /// Whether its cached results caught up with the load (`false`: fetched afresh, no delta).
+        public var caughtUp: Bool
+        public var insertedSections: [String] = [], deletedSections: [String] = []
+        public var insertedRows = 0, deletedRows = 0, movedRows = 0, updatedRows = 0
+    }
+
+    /// Pages rendered, with the reason for each.
+    public var rendered: [RenderedPage] = []
+    /// Files kept from the last build without rendering: their inputs had not changed.
+    public var pagesKept = 0
+    /// Files written (or, in a dry run, that would be) because their bytes changed, sorted.
+    public var writtenPaths: [String] = []
+    /// Files deleted (or that would be), sorted.
+    public var deletedPaths: [String] = []
+    /// Each listing's delta.
+    public var deltas: [ListingDelta] = []
+    /// Whether this was a dry run (`--plan`): nothing written, the store left as it was.
+    public var dryRun = false
     /// Pages whose bytes changed (or are new).
     public var pagesWritten = 0
     /// Pages rendered to exactly the bytes already on disk.
@@ -24,11 +55,45 @@ public struct BuildSummary: Sendable {
     /// Whether everything built.
     public var succeeded: Bool { problems.isEmpty }
 
+    /// What `sitegen build --plan` prints: each page rendered and why, then the files written and deleted.
+    public var plan: String {
+        var lines = rendered.map { "render \($0.path.hasSuffix("index.html") ? String($0.path.dropLast("index.html".count)) : $0.path) — \($0.reason)" }
+        lines += writtenPaths.map { "write  \($0)" }
+        lines += deletedPaths.map { "delete \($0)" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The plan and the deltas as JSON, for tools (`sitegen build --report FILE.json`).
+    public func reportJSON() throws -> Data {
+        struct Report: Encodable {
+            var dryRun: Bool
+            var succeeded: Bool
+            var rendered: [RenderedPage]
+            var kept: Int
+            var written: [String]
+            var unchanged: Int
+            var deleted: [String]
+            var deltas: [ListingDelta]
+            var rows: [String: Int]
+            var problems: [String]
+            var stages: [String: Double]
+        }
+        let report = Report(
+            dryRun: dryRun, succeeded: succeeded, rendered: rendered, kept: pagesKept, written: writtenPaths, unchanged: pagesUnchanged,
+            deleted: deletedPaths, deltas: deltas, rows: ["inserted": rowsInserted, "updated": rowsUpdated, "deleted": rowsDeleted],
+            problems: problems.map(\.description), stages: Dictionary(stageSeconds.map { ($0.stage, $0.seconds) }) { $1 })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(report)
+    }
+
     /// The one-paragraph report printed at the end of `sitegen build`.
     public var report: String {
         let stages = stageSeconds.map { "\($0.stage) \(String(format: "%.3f", $0.seconds))s" }.joined(separator: ", ")
+        let verb = dryRun ? "would be " : ""
         var lines = [
-            "pages: \(pagesWritten) written, \(pagesUnchanged) unchanged, \(pagesDeleted) deleted",
+            "pages: \(rendered.count) \(verb)rendered, \(pagesKept) kept; files: \(pagesWritten) \(verb)written, "
+                + "\(pagesUnchanged) unchanged, \(pagesDeleted) \(verb)deleted",
             "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted; source files: \(sourcesRead) read, \(sourcesUnchanged) unchanged",
             "time: \(stages)",
         ]

@@ -39,6 +39,7 @@ struct CollectionLoader {
             try store.transaction {
                 var outcome = Outcome()
                 for plan in plans { try load(plan: plan, into: &outcome) }
+                try store.database.advanceGeneration(for: &outcome.changeset)
                 return outcome
             }
         }
@@ -53,8 +54,9 @@ struct CollectionLoader {
     }
 
     private struct FilePlan {
+        let root: URL
         let path: String
-        let url: URL
+        var url: URL { root.appendingPathComponent(path) }
         let stat: SiteStore.SourceFingerprint
         /// Whether its size or modification time differ from its last good load (estimated before the
         /// transaction: a schema change makes every file of the collection need reading).
@@ -64,12 +66,15 @@ struct CollectionLoader {
     private func files(of collection: CollectionConfig) throws -> [FilePlan] {
         var present = Set<String>()
         var plans: [FilePlan] = []
+        let known = try store.fingerprints(ofCollection: collection.name)
+        // Paths as strings: Foundation's URL costs microseconds per file, which a hundred thousand files notice.
+        let rootPath = root.path
         for pattern in collection.sources {
-            for file in SourceGlob(pattern: pattern).files(under: root) where present.insert(file).inserted {
-                let url = root.appendingPathComponent(file)
-                guard let stat = Self.statFingerprint(url) else { continue }
-                let previous = try store.fingerprint(of: file)
-                plans.append(FilePlan(path: file, url: url, stat: stat, needsReading: !Self.isUnchanged(stat, since: previous)))
+            let globbed = SourceGlob(pattern: pattern).files(under: root)
+            for file in globbed where present.insert(file).inserted {
+                guard let stat = Self.statFingerprint(path: rootPath + "/" + file) else { continue }
+                let previous = known[file]
+                plans.append(FilePlan(root: root, path: file, stat: stat, needsReading: !Self.isUnchanged(stat, since: previous)))
             }
         }
         return plans
@@ -83,15 +88,16 @@ struct CollectionLoader {
 
     private func load(plan: CollectionPlan, into outcome: inout Outcome) throws {
         let collection = plan.collection, schema = plan.schema
-        try store.prepareTable(schema)
+        // A rebuilt table (the fields changed) forgets its sources: every file is read again.
+        let rebuilt = try store.prepareTable(schema)
         var changes = Changeset()
         for file in plan.files {
-            let previous = try store.fingerprint(of: file.path)
             var fingerprint = file.stat
-            if Self.isUnchanged(fingerprint, since: previous) {
+            if !rebuilt && !file.needsReading {
                 outcome.sourcesUnchanged += 1
                 continue
             }
+            let previous = try store.fingerprint(of: file.path)
             outcome.sourcesRead += 1
             do {
                 let source = source(for: collection, file: file.path)
@@ -195,11 +201,11 @@ struct CollectionLoader {
         return input.hash.signed
     }
 
-    /// Size and modification time of `url`, through symbolic links (a linked data file that changes is a
-    /// changed source); the hash is filled in once the file is read.
-    static func statFingerprint(_ url: URL) -> SiteStore.SourceFingerprint? {
+    /// Size and modification time of the file at `path`, through symbolic links (a linked data file that
+    /// changes is a changed source), `nil` when it is not a regular file; the hash is filled in once it is read.
+    static func statFingerprint(path: String) -> SiteStore.SourceFingerprint? {
         var status = stat()
-        guard stat(url.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
         return SiteStore.SourceFingerprint(size: Int64(status.st_size), modified: modified, hash: 0, succeeded: true)
     }

@@ -14,16 +14,28 @@ struct PageRenderer {
     let queue: RenderQueue
     /// Told how each listing's and collection's pages are coming along.
     var progress: ((RenderProgress) -> Void)?
+    /// Which pages to render and which to keep from the last build.
+    let plan: RenderPlan
+    /// What the load changed, for the controllers to catch up with from their cached results.
+    let changes: Changeset
+    /// Per table, the rows whose related records changed (which their own versions do not show).
+    let relatedChanges: [String: Set<Int64>]
+    /// The fingerprint of what every page shows besides its own content: the site's settings and the menu.
+    var siteFingerprint: Int64 = 0
+    /// Each template's fingerprint, with its partials and layouts.
+    let templateFingerprints: [String: Int64]
 
     private var site: [String: Any] { ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath] }
     private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
 
-    /// The menu every page shows: each listing, then the pages of Markdown collections, by title.
+    /// The menu every page shows: each listing, then the pages of the Markdown collections no listing
+    /// lists (an about page belongs in the menu; a hundred thousand listed records do not), by key.
     func navigation() throws -> [[String: Any]] {
         var items: [[String: Any]] = config.listings.map {
             ["title": $0.title, "url": config.basePath + ($0.indexPath ?? $0.path).drop { $0 == "/" }]
         }
-        for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
+        let listed = Set(config.listings.map(\.from))
+        for collection in config.collections where collection.kind == .markdown && collection.detail != nil && !listed.contains(collection.name) {
             let presenter = RecordPresenter(collection: collection, config: config)
             let request = FetchRequest(table: collection.name, idColumn: "_id", sortDescriptors: [SortDescriptor(key: "_key")])
             let controller = try ResultsController(database: database, request: request)
@@ -35,8 +47,9 @@ struct PageRenderer {
         return items
     }
 
-    /// Writes every page of `listing`: page 1 at its path, page N at `path/page/N/`.
-    func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws {
+    /// Writes the pages of `listing` whose inputs changed (page 1 at its path, page N at `path/page/N/`);
+    /// returns the delta its controller reported.
+    func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws -> BuildSummary.ListingDelta {
         let collection = config.collection(named: listing.from)!
         let presenter = RecordPresenter(collection: collection, config: config)
         var request = FetchRequest(
@@ -60,16 +73,24 @@ struct PageRenderer {
                 return Row(columns: indices.map { String(row.columns[$0].dropFirst("record.".count)) }, values: indices.map { row.values[$0] })
             }
         }
-        let controller = try fetch(listing.name, request)
+        // Each row's content hash is its version: a page's inputs name the versions of its rows.
+        request.versionColumn = listing.taxonomy == nil ? "_hash" : "record._hash"
+        let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)")
+        var dirty = relatedChanges[collection.name] ?? []
+        if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: request.table) }
+        let state = ListingState(listing: listing, controller: controller, delta: delta, snapshot: controller.snapshot,
+                                 dirty: dirty, settings: listingSettings(listing))
+        defer { try? controller.persistCache() }
+        let deltaReport = Self.report(listing.name, delta)
         let pageCount = { (rows: Int) in Paginator(rowCount: rows, pageSize: listing.pageSize, basePath: "/").pageCount }
         guard listing.section != nil, let indexPath = listing.indexPath else {
             let all = SectionInfo(name: "", range: 0..<controller.fetchedIDs.count)
             let throttle = ProgressThrottle(step: "listing \(listing.name)", total: pageCount(all.numberOfObjects), report: progress)
             var done = 0
-            try renderPages(of: listing, section: all, basePath: listing.path, sectionContext: nil, controller: controller,
+            try renderPages(of: listing, section: all, basePath: listing.path, sectionContext: nil, state: state,
                             recordRow: recordRow, presenter: presenter, navigation: navigation, throttle: throttle, done: &done)
             throttle.finish()
-            return
+            return deltaReport
         }
         let throttle = ProgressThrottle(step: "listing \(listing.name)",
                                         total: controller.sections.reduce(1) { $0 + pageCount($1.numberOfObjects) }, report: progress)
@@ -86,10 +107,23 @@ struct PageRenderer {
                 "name": info.name, "title": info.displayTitle, "indexTitle": info.indexTitle ?? "",
                 "count": info.numberOfObjects, "url": presenter.url(basePath),
             ]
-            try renderPages(of: listing, section: info, basePath: basePath, sectionContext: summary, controller: controller,
+            try renderPages(of: listing, section: info, basePath: basePath, sectionContext: summary, state: state,
                             recordRow: recordRow, presenter: presenter, navigation: navigation, throttle: throttle, done: &done)
             sections.append(summary)
         }
+        // The index shows every section's name, title and count (and, in Markdown, the records per year).
+        var data = Fingerprint()
+        data.combine(controller.fetchedIDs.count)
+        for section in sections {
+            for key in ["name", "title", "indexTitle", "url"] { data.combine(section[key] as! String) }
+            data.combine(section["count"] as! Int)
+        }
+        if listing.writesMarkdown { data.combine(state.wholeListing) }
+        let indexFiles = [String(indexPath.dropFirst()) + "index.html"] + (listing.writesMarkdown ? [String(indexPath.dropFirst()) + "index.md"] : [])
+        guard plan.needsRender(indexFiles, inputs: PageInputs(settings: state.settings, template: templateFingerprint(listing.indexTemplate),
+                                                              data: data.signed),
+                               about: PageRecord(inputs: nil, hash: 0, owner: listing.name), explain: { "sections changed" })
+        else { return deltaReport }
         // The index groups sections under their index titles, A to Z; within a group, in listing order.
         let titles = Set(sections.map { $0["indexTitle"] as! String }).sorted()
         let groups = titles.map { title in ["indexTitle": title, "sections": sections.filter { $0["indexTitle"] as! String == title }] }
@@ -111,14 +145,29 @@ struct PageRenderer {
             report += try yearSummary(of: listing)
             try writer.write(report, to: String(indexPath.dropFirst()) + "index.md")
         }
+        return deltaReport
+    }
+
+    /// A delta as the build report gives it.
+    private static func report(_ name: String, _ delta: Delta?) -> BuildSummary.ListingDelta {
+        var report = BuildSummary.ListingDelta(name: name, caughtUp: delta != nil)
+        guard let delta else { return report }
+        report.insertedSections = delta.insertedSections.map(\.name)
+        report.deletedSections = delta.deletedSections.map(\.name)
+        report.insertedRows = delta.insertedRows.count
+        report.deletedRows = delta.deletedRows.count
+        report.movedRows = delta.movedRows.count
+        report.updatedRows = delta.updatedRows.count
+        return report
     }
 
     /// Writes the pages of one section of `listing` (the whole listing when it has no sections), page 1
     /// at `basePath` and page N at `basePath/page/N/`, with its feeds (one per page in a stable archive).
     private func renderPages(of listing: ListingConfig, section: SectionInfo, basePath: String, sectionContext: [String: Any]?,
-                             controller: ResultsController, recordRow: (Row) -> Row, presenter: RecordPresenter,
+                             state: ListingState, recordRow: (Row) -> Row, presenter: RecordPresenter,
                              navigation: [[String: Any]], throttle: ProgressThrottle, done: inout Int) throws
     {
+        let controller = state.controller
         let collection = presenter.collection
         let paginator = Paginator(rowCount: section.numberOfObjects, pageSize: listing.pageSize, basePath: basePath,
                                   numbering: listing.numbering)
@@ -131,7 +180,36 @@ struct PageRenderer {
         let feeds = listing.feeds.map { format -> [String: Any] in
             ["format": format.rawValue, "type": format.mediaType, "url": presenter.url(basePath + format.fileName)]
         }
+        var sectionData = Fingerprint()
+        sectionData.combine(paginator.pageCount)
+        sectionData.combine(paginator.rowCount)
+        for key in ["name", "title", "indexTitle", "url"] { sectionData.combine(sectionContext?[key] as? String ?? "") }
+        let template = templateFingerprint(listing.template)
         for number in 1...paginator.pageCount {
+            let directory = String(paginator.path(ofPage: number).dropFirst())
+            var files = [directory + "index.html"]
+            if listing.writesMarkdown { files.append(directory + "index.md") }
+            if !listing.feeds.isEmpty, listing.numbering == .stableArchive || number == paginator.newestPage {
+                files += listing.feeds.map { directory + $0.fileName }
+            }
+            var data = sectionData
+            data.combine(number)
+            var dirty = false
+            for offset in rows(number) {
+                data.combine(state.snapshot.ids[offset])
+                data.combine(state.snapshot.versions[offset])
+                if !state.dirty.isEmpty, state.dirty.contains(state.snapshot.ids[offset]) { dirty = true }
+            }
+            if listing.writesMarkdown && sectionContext == nil && number == paginator.newestPage { data.combine(state.wholeListing) }
+            let record = PageRecord(inputs: nil, hash: 0, owner: listing.name, section: section.name, page: number)
+            guard plan.needsRender(files, inputs: PageInputs(settings: state.settings, template: template, data: data.signed),
+                                   about: record, dirty: dirty,
+                                   explain: { explain(page: number, rows: rows(number), paginator: paginator, section: section, state: state) })
+            else {
+                done += 1
+                throttle.advance(to: done)
+                continue
+            }
             let pageRows = try controller.objects(in: rows(number)).map(recordRow)
             // Newest first: the subscription document has the newest page. A stable archive also has a feed per
             // older page, linked both ways (RFC 5005), which never changes once its page is full.
@@ -173,34 +251,74 @@ struct PageRenderer {
         }
     }
 
-    /// Writes one page per row of `collection`, with previous/next in its primary listing's order
-    /// (the first listing of it); returns the records whose page path collided with another's.
-    func renderDetails(of collection: CollectionConfig, navigation: [[String: Any]]) throws -> [SourceError] {
-        guard let detail = collection.detail else { return [] }
+    /// Writes the detail pages of `collection` whose inputs changed (one per row, with previous/next in its
+    /// primary listing's order, the first listing of it); returns the records whose page path collided
+    /// with another's, and the delta of its controller.
+    func renderDetails(of collection: CollectionConfig, navigation: [[String: Any]]) throws -> ([SourceError], BuildSummary.ListingDelta?) {
+        guard let detail = collection.detail else { return ([], nil) }
         let presenter = RecordPresenter(collection: collection, config: config)
         let primary = config.listings.first { $0.from == collection.name && $0.taxonomy == nil }
         let sort = primary?.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) } ?? [SortDescriptor(key: "_key")]
-        let controller = try fetch(primary?.name ?? collection.name, FetchRequest(
+        let (controller, delta) = try fetch(primary?.name ?? collection.name, FetchRequest(
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
-            prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100))
-        let count = controller.fetchedIDs.count
+            versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
+            cacheName: "detail \(collection.name)")
+        defer { try? controller.persistCache() }
+        let snapshot = controller.snapshot
+        let count = snapshot.ids.count
         var owners: [String: String] = [:]
         var problems: [SourceError] = []
         let throttle = ProgressThrottle(step: "detail pages of \(collection.name)", total: count, report: progress)
         defer { throttle.finish() }
+        var settings = Fingerprint()
+        settings.combine(siteFingerprint)
+        settings.combine(collection.fingerprint)
+        let inputs = { (offset: Int) -> PageInputs in
+            // A detail page shows its record and its neighbours' titles and links.
+            var data = Fingerprint()
+            for neighbour in [offset - 1, offset, offset + 1] {
+                data.combine(neighbour >= 0 && neighbour < count ? snapshot.ids[neighbour] : 0)
+                data.combine(neighbour >= 0 && neighbour < count ? snapshot.versions[neighbour] : 0)
+            }
+            return PageInputs(settings: settings.signed, template: templateFingerprint(detail.template), data: data.signed)
+        }
+        let dirty = relatedChanges[collection.name] ?? []
+        let lastPaths = plan.detailPaths[collection.name] ?? [:]
         for offset in 0..<count {
             throttle.advance(to: offset)
+            let id = snapshot.ids[offset]
+            var pageInputs = inputs(offset)
+            // When a neighbour changed, what counts is whether its title or link did: read, for these pages only.
+            if let last = lastPaths[id].flatMap({ plan.previous[$0]?.inputs }), last.data == pageInputs.data, plan.renderAllReason == nil {
+                pageInputs.content = last.content
+            } else {
+                pageInputs.content = try linksFingerprint(offset: offset, snapshot: snapshot, controller: controller, presenter: presenter)
+            }
+            // An unchanged record keeps the page the last build gave it, unless an earlier record now claims it.
+            if let file = lastPaths[id], owners[file] == nil,
+                plan.reason(for: [file], inputs: pageInputs, dirty: dirty.contains(id),
+                            explain: { explainDetail(id: id, offset: offset, snapshot: snapshot, delta: delta, table: collection.name) }) == nil
+            {
+                let key = plan.previous[file]!.key
+                plan.keep([file], inputs: pageInputs, record: PageRecord(inputs: nil, hash: 0, owner: collection.name, record: id, key: key))
+                owners[file] = key
+                continue
+            }
             let row = try controller.objects(in: offset..<(offset + 1))[0]
             guard let path = presenter.detailPath(row) else { continue }
-            let key = row["_key"]?.stringValue ?? ""
-            if let owner = owners[path] {
+            let key = row["_key"]?.stringValue ?? "", file = String(path.dropFirst()) + "index.html"
+            if let owner = owners[file] {
                 let source = row["_source"]?.stringValue ?? collection.name
                 let line = row["_line"]?.int64Value.map(Int.init)
                 problems.append(SourceError(file: source, line: line, reason:
                     "record '\(key)' would be published at \(path), which record '\(owner)' already has; make '\(detail.path)' unique"))
                 continue
             }
-            owners[path] = key
+            owners[file] = key
+            let record = PageRecord(inputs: nil, hash: 0, owner: collection.name, record: id, key: key)
+            guard plan.needsRender([file], inputs: pageInputs, about: record, dirty: dirty.contains(id) || lastPaths[id] != file,
+                                   explain: { explainDetail(id: id, offset: offset, snapshot: snapshot, delta: delta, table: collection.name) })
+            else { continue }
             var context: [String: Any] = [
                 "site": site, "nav": navigation, "pageTitle": presenter.title(row),
                 "record": presenter.context(row, related: try RelatedRecords(database: database, collection: collection)
@@ -218,7 +336,7 @@ struct PageRenderer {
             }
             try write(detail.template, context, path: path)
         }
-        return problems
+        return (problems, Self.report("detail \(collection.name)", delta))
     }
 
     /// A listing page as GitHub-flavoured Markdown: a table of its rows (the title linking to the record's
@@ -335,11 +453,16 @@ struct PageRenderer {
         ["title": presenter.title(row), "url": presenter.detailPath(row).map(presenter.url) ?? ""]
     }
 
-    private func fetch(_ name: String, _ request: FetchRequest) throws -> ResultsController {
+    /// The controller for `request`, restored from the cache `cacheName` and brought up to date with the
+    /// load's changes (with the delta that did it), or fetched afresh when the cache does not match.
+    private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil) throws -> (ResultsController, Delta?) {
         do {
-            let controller = try ResultsController(database: database, request: request)
-            try controller.performFetch()
-            return controller
+            let controller = try ResultsController(database: database, request: request, cacheName: cacheName)
+            guard cacheName != nil else {
+                try controller.performFetch()
+                return (controller, nil)
+            }
+            return (controller, try controller.performFetch(catchingUpWith: changes))
         } catch let error as SQLiteError {
             throw BuildError.listing(name: name, reason: error.message)
         } catch let error as ResultsControllerError {
@@ -350,5 +473,122 @@ struct PageRenderer {
     /// Queues the page at site path `path` (`/banks/1/` is written as `banks/1/index.html`).
     private func write(_ template: String, _ context: [String: Any], path: String) throws {
         try queue.submit(template: template, context: context, path: String(path.dropFirst()) + "index.html")
+    }
+}
+
+/// A listing's results as one build sees them: the controller, the delta that brought its cached results
+/// up to date (`nil` when they were fetched afresh), and what its pages' inputs are made of.
+struct ListingState {
+    let listing: ListingConfig
+    let controller: ResultsController
+    let delta: Delta?
+    let snapshot: Snapshot
+    /// Rows whose related records changed.
+    let dirty: Set<Int64>
+    /// The fingerprint of the settings its pages show.
+    let settings: Int64
+
+    /// Every row's id and version: what a page summarising the whole listing (records per year) depends on.
+    var wholeListing: Int64 {
+        var fingerprint = Fingerprint()
+        for (id, version) in zip(snapshot.ids, snapshot.versions) {
+            fingerprint.combine(id)
+            fingerprint.combine(version)
+        }
+        return fingerprint.signed
+    }
+}
+
+extension PageRenderer {
+    /// The fingerprint of the settings a listing's pages show: the site's, the menu, the listing's own
+    /// declaration and its collection's (which gives its records' links and fields).
+    func listingSettings(_ listing: ListingConfig) -> Int64 {
+        var fingerprint = Fingerprint()
+        fingerprint.combine(siteFingerprint)
+        fingerprint.combine(listing.fingerprint)
+        fingerprint.combine(config.collection(named: listing.from)?.fingerprint ?? 0)
+        return fingerprint.signed
+    }
+
+    /// The fingerprint of template `name` with its partials and layouts; 0 for a template that is not there
+    /// (rendering it fails the build anyway).
+    func templateFingerprint(_ name: String) -> Int64 {
+        templateFingerprints[name] ?? 0
+    }
+
+    /// The rows of a taxonomy's join table `table` that belong to `records`.
+    func itemRows(of records: Set<Int64>, in table: String) throws -> Set<Int64> {
+        var rows = Set<Int64>()
+        let ids = records.sorted()
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            let sql = "SELECT _id FROM \(quoteIdentifier(table)) WHERE record_id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
+            try database.makeStatement(sql).forEachRow(chunk.map { .integer($0) }) { rows.insert($0.int64(at: 0)) }
+        }
+        return rows
+    }
+
+    /// Why page `number` of a listing (rows `rows` of its results) changed, from the controller's delta:
+    /// rows added, moved in, changed or gone, or, failing those, rows shifting past it.
+    func explain(page number: Int, rows: Range<Int>, paginator: Paginator, section: SectionInfo, state: ListingState) -> String {
+        guard let delta = state.delta else { return "rows changed (results fetched afresh)" }
+        let onPage = Set(state.snapshot.ids[rows])
+        let table = state.controller.request.table, records = state.listing.taxonomy == nil ? nil : state.listing.from
+        let rowNames = { (ids: [Int64]) in self.rowNames(ids, table: table, records: records) }
+        var reasons: [String] = []
+        let inserted = delta.insertedRows.filter { onPage.contains($0.id) }.map(\.id)
+        if !inserted.isEmpty { reasons.append("\(rowNames(inserted)) added") }
+        for move in delta.movedRows where onPage.contains(move.id) {
+            var text = "\(rowNames([move.id])) moved in"
+            if state.listing.numbering == .newestFirst, move.from.section == move.to.section || state.listing.section == nil {
+                let oldPage = move.from.item / state.listing.pageSize + 1
+                if oldPage != number { text += " from page \(oldPage)" }
+            }
+            reasons.append(text)
+        }
+        let updated = delta.updatedRows.filter { onPage.contains($0.id) }.map(\.id)
+        if !updated.isEmpty { reasons.append("\(rowNames(updated)) changed") }
+        if !reasons.isEmpty { return reasons.joined(separator: "; ") }
+        if state.dirty.contains(where: onPage.contains) { return "a related record changed" }
+        if !delta.deletedRows.isEmpty || !delta.movedRows.isEmpty { return "rows deleted or moved out; the rest shifted" }
+        return "rows shifted or the page count changed (\(paginator.pageCount) pages)"
+    }
+
+    /// Why a detail page changed: its record, or a neighbour it links to.
+    func explainDetail(id: Int64, offset: Int, snapshot: Snapshot, delta: Delta?, table: String) -> String {
+        guard let delta else { return "\(rowNames([id], table: table)) (results fetched afresh)" }
+        if delta.insertedRows.contains(where: { $0.id == id }) { return "\(rowNames([id], table: table)) added" }
+        if delta.updatedRows.contains(where: { $0.id == id }) || delta.movedRows.contains(where: { $0.id == id }) {
+            return "\(rowNames([id], table: table)) changed"
+        }
+        if (relatedChanges[table] ?? []).contains(id) { return "a record related to \(rowNames([id], table: table)) changed" }
+        return "a neighbour of \(rowNames([id], table: table)) changed"
+    }
+
+    /// What a detail page shows of its results: its own record (id and version) and its neighbours' titles and links.
+    func linksFingerprint(offset: Int, snapshot: Snapshot, controller: ResultsController, presenter: RecordPresenter) throws -> Int64 {
+        var fingerprint = Fingerprint()
+        fingerprint.combine(snapshot.ids[offset])
+        fingerprint.combine(snapshot.versions[offset])
+        for neighbour in [offset - 1, offset + 1] {
+            guard neighbour >= 0, neighbour < snapshot.ids.count, let row = try controller.objects(in: neighbour..<(neighbour + 1)).first else {
+                fingerprint.combine(false)
+                continue
+            }
+            fingerprint.combine(true)
+            fingerprint.combine(presenter.title(row))
+            fingerprint.combine(presenter.detailPath(row) ?? "")
+        }
+        return fingerprint.signed
+    }
+
+    /// The keys of rows `ids` of `table` (of their records, for a taxonomy's join table, whose records are
+    /// in `records`), for messages.
+    private func rowNames(_ ids: [Int64], table: String, records: String? = nil) -> String {
+        let sql = records.map { "SELECT r._key FROM \(quoteIdentifier(table)) i JOIN \(quoteIdentifier($0)) r ON r._id = i.record_id WHERE i._id = ?" }
+            ?? "SELECT _key FROM \(quoteIdentifier(table)) WHERE _id = ?"
+        let names = ids.prefix(3).map { id in (try? database.fetchValue(sql, [.integer(id)]))?.stringValue ?? "#\(id)" }
+        let more = ids.count > 3 ? " and \(ids.count - 3) more" : ""
+        return (ids.count == 1 ? "row " : "rows ") + names.joined(separator: ", ") + more
     }
 }

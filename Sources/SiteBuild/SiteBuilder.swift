@@ -31,10 +31,38 @@ public struct SiteBuilder {
         self.storePath = storePath ?? root.appendingPathComponent(".sitegen/store.sqlite")
     }
 
+    /// How a build runs.
+    public struct Options: Sendable {
+        /// Plan only: load and render as usual, inside a transaction that is rolled back, and write nothing.
+        public var dryRun = false
+        /// Render every page, whatever the last build left (the output folder may have been edited by hand).
+        public var full = false
+
+        /// Options for a build; the defaults write, rendering only the pages whose inputs changed.
+        public init(dryRun: Bool = false, full: Bool = false) {
+            self.dryRun = dryRun
+            self.full = full
+        }
+    }
+
     /// Runs the whole pipeline. Throws when the site cannot be built at all (configuration, templates);
     /// bad sources are reported in the summary and the rest still builds.
-    public func build() throws -> BuildSummary {
+    ///
+    /// Only the pages whose inputs changed since the last complete build are rendered (see `RenderPlan`);
+    /// the result is the same, file for file, as a build from nothing.
+    public func build(options: Options = Options()) throws -> BuildSummary {
+        let store = try SiteStore(path: storePath.path)
+        guard options.dryRun else { return try build(store: store, options: options) }
+        // A dry run changes the store as a build would, so that it plans exactly what a build would do,
+        // then takes it all back.
+        try store.database.execute("BEGIN IMMEDIATE")
+        defer { try? store.database.execute("ROLLBACK") }
+        return try build(store: store, options: options)
+    }
+
+    private func build(store: SiteStore, options: Options) throws -> BuildSummary {
         var summary = BuildSummary()
+        summary.dryRun = options.dryRun
         var clock = StageClock()
         let config = try readConfig()
         let templates: TemplateSet
@@ -43,22 +71,42 @@ public struct SiteBuilder {
         } catch {
             throw BuildError.templates(error)
         }
-        let store = try SiteStore(path: storePath.path)
         clock.lap("config", into: &summary)
-        try load(config: config, store: store, into: &summary)
+        // Marked before the load commits: a build that stops between the load and the manifest leaves the
+        // next one a changeset it never sees, so that one renders every page.
+        let interrupted = try store.beginWritingOutput()
+        let changes = try load(config: config, store: store, into: &summary)
+        let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
 
-        let interrupted = try store.beginWritingOutput()
-        let writer = OutputWriter(root: outputDirectory)
+        let previous = try store.pageManifest()
+        let renderAll: String? = options.full ? "full build requested" : interrupted ? "the last build did not finish"
+            : previous.isEmpty ? "first build" : nil
+        let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
+        let plan = RenderPlan(previous: previous, renderAllReason: renderAll, writer: writer)
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
-        var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue)
+        var templateFingerprints: [String: Int64] = [:]
+        for name in templates.names {
+            templateFingerprints[name] = Fingerprint.of(templates.sources(usedBy: name).flatMap { [$0.name, $0.text] })
+        }
+        var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue,
+                                    plan: plan, changes: changes, relatedChanges: related, templateFingerprints: templateFingerprints)
         renderer.progress = onRenderProgress
         do {
             let navigation = try renderer.navigation()
+            var site = Fingerprint()
+            site.combine(config.settingsFingerprint)
+            for item in navigation {
+                site.combine(item["title"] as? String ?? "")
+                site.combine(item["url"] as? String ?? "")
+            }
+            renderer.siteFingerprint = site.signed
             do {
-                for listing in config.listings { try renderer.renderListing(listing, navigation: navigation) }
+                for listing in config.listings { summary.deltas.append(try renderer.renderListing(listing, navigation: navigation)) }
                 for collection in config.collections where collection.detail != nil {
-                    summary.problems += try renderer.renderDetails(of: collection, navigation: navigation)
+                    let (problems, delta) = try renderer.renderDetails(of: collection, navigation: navigation)
+                    summary.problems += problems
+                    if let delta { summary.deltas.append(delta) }
                 }
                 try queue.finish()
             } catch {
@@ -76,8 +124,16 @@ public struct SiteBuilder {
         }
         clock.lap("render", into: &summary)
 
-        summary.pagesDeleted = writer.deleteStale(previous: try store.outputManifest(), everyFile: interrupted)
-        try store.transaction { try store.replaceOutputManifest(writer.manifest) }
+        let manifest = plan.manifest(hashes: writer.manifest)
+        summary.deletedPaths = writer.deleteStale(previous: previous.mapValues(\.hash), everyFile: interrupted).sorted()
+        let removed = plan.removedPaths(from: manifest)
+        var changed: [String: PageRecord] = [:]
+        for (path, entry) in manifest where previous[path] != entry { changed[path] = entry }
+        try store.updatePageManifest(changed: changed, removed: removed)
+        summary.rendered = plan.rendered.map { BuildSummary.RenderedPage(path: $0.path, reason: $0.reason) }
+        summary.pagesKept = plan.kept
+        summary.writtenPaths = writer.changed.sorted()
+        summary.pagesDeleted = summary.deletedPaths.count
         summary.pagesWritten = writer.written
         summary.pagesUnchanged = writer.unchanged
         clock.lap("write", into: &summary)
@@ -94,6 +150,8 @@ extension SiteBuilder {
         let config = try readConfig()
         let store = try SiteStore(path: storePath.path)
         clock.lap("config", into: &summary)
+        // The next build will not see this load's changes: it must render every page.
+        _ = try store.beginWritingOutput()
         try load(config: config, store: store, into: &summary)
         clock.lap("load", into: &summary)
         return summary
@@ -107,7 +165,9 @@ extension SiteBuilder {
         }
     }
 
-    func load(config: SiteConfig, store: SiteStore, into summary: inout BuildSummary) throws {
+    /// Loads the sources and returns what changed in the store.
+    @discardableResult
+    func load(config: SiteConfig, store: SiteStore, into summary: inout BuildSummary) throws -> Changeset {
         var loader = CollectionLoader(root: root, config: config, store: store)
         loader.progress = onLoadProgress
         let loaded = try loader.load()
@@ -122,6 +182,7 @@ extension SiteBuilder {
             summary.rowsDeleted += changes.deleted.count
         }
         summary.warnings += try danglingReferences(config: config, store: store, changed: Set(loaded.changeset.tables.keys))
+        return loaded.changeset
     }
 
     /// Warns about keys in relationship fields that name no record, for the collections whose rows, or

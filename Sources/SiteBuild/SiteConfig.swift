@@ -23,6 +23,9 @@ public struct SiteConfig: Sendable {
         return path.hasSuffix("/") ? path : path + "/"
     }
 
+    /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
+    public var settingsFingerprint: Int64 { Fingerprint.of([title, baseURL, "\(allowsRawHTML)"]) }
+
     /// The collection named `name`.
     public func collection(named name: String) -> CollectionConfig? {
         collections.first { $0.name == name }
@@ -154,8 +157,12 @@ public struct CollectionConfig: Sendable {
         ("summary", .text), ("content", .text), ("categories", .list), ("slug", .text),
     ]
 
+    /// Its declaration's fingerprint: when it changes, its detail pages are rendered again.
+    public var fingerprint: Int64 = 0
+
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {
         self.name = try reader.identifier(name, nameNode, "a collection name")
+        fingerprint = YAMLConfigReader.fingerprint(of: node)
         var kind: Kind?, sources: [String] = [], key: String?, fields: [(String, FieldType)] = [], detailNode: Node?
         var relationshipsNode: Node?
         for (entry, _, value) in try reader.mapping(node, "collection '\(name)'", allowed: ["kind", "sources", "key", "fields", "detail", "relationships"]) {
@@ -339,10 +346,14 @@ public struct ListingConfig: Sendable {
         return String(path[..<range.lowerBound])
     }
 
+    /// Its declaration's fingerprint: when it changes, its pages are rendered again.
+    public var fingerprint: Int64 = 0
+
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader, collections: [CollectionConfig],
          baseURL: String) throws(ConfigError)
     {
         self.name = try reader.identifier(name, nameNode, "a listing name")
+        fingerprint = YAMLConfigReader.fingerprint(of: node)
         var from: String?, filter: String?, sort: [(String, Bool)] = [], pageSize = 20, path: String?
         var template = "list", title: String?
         var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?

@@ -8,6 +8,12 @@ struct YAMLConfigReader {
         ConfigError(file: file, line: node?.mark?.line, column: node?.mark?.column, reason: reason)
     }
 
+    /// A declaration's fingerprint: its YAML as Yams writes it back, so that comments, spacing and the
+    /// line it starts on do not count, but every value and key does.
+    static func fingerprint(of node: Node) -> Int64 {
+        Fingerprint.of([(try? Yams.serialize(node: node)) ?? "\(node)"])
+    }
+
     /// The entries of a mapping, in file order; rejects keys not in `allowed`.
     func mapping(_ node: Node, _ what: String, allowed: Set<String>? = nil) throws(ConfigError) -> [(key: String, keyNode: Node, value: Node)] {
         guard case .mapping(let mapping) = node else {

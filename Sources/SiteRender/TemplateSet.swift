@@ -60,6 +60,20 @@ public struct TemplateSet: Sendable {
         }
     }
 
+    /// The template `name` and every partial and layout it uses, directly or through others, as
+    /// `(name, text)` sorted by name: what a page rendered with it depends on.
+    public func sources(usedBy name: String) -> [(name: String, text: String)] {
+        let reference = try! NSRegularExpression(pattern: #"\{\{[><]\s*([^\s}]+)\s*\}\}"#)
+        var seen: Set<String> = [], pending = [name]
+        while let next = pending.popLast() {
+            guard seen.insert(next).inserted, let text = sources[next]?.text else { continue }
+            for match in reference.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                pending.append(String(text[Range(match.range(at: 1), in: text)!]))
+            }
+        }
+        return seen.sorted().compactMap { name in sources[name].map { (name, $0.text) } }
+    }
+
     /// Renders the template `name` with `context`, where only `knownNames` may be looked up without a
     /// value: a name that is neither in the context nor known (a misspelt field) is an error naming the
     /// template file and line where it is used, not an empty string on a published page.

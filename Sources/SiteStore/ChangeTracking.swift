@@ -43,6 +43,20 @@ extension Database {
         (try? fetchValue("SELECT value FROM sitegen_generation"))??.int64Value ?? 0
     }
 
+    /// Stamps `changeset`, made by the transaction now open (its changes were gathered by hand rather than
+    /// by a session), with the generation it starts from, and advances the generation when it changed
+    /// something: controllers cached at the base generation can then catch up with it.
+    public func advanceGeneration(for changeset: inout Changeset) throws {
+        try ensureGenerationTable()
+        let base = generation
+        changeset.baseGeneration = base
+        changeset.generation = base
+        if !changeset.isEmpty {
+            try execute("UPDATE sitegen_generation SET value = value + 1")
+            changeset.generation = base + 1
+        }
+    }
+
     private func ensureGenerationTable() throws {
         if try !tableExists("sitegen_generation") {
             try executeScript("""

@@ -103,14 +103,22 @@ public final class Database {
     public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Runs `body` inside one transaction: committed when it returns, rolled back when it throws.
+    /// Inside another transaction it is a savepoint of that one, so that a dry run can hold a whole build
+    /// in one transaction and roll it back.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        let nested = sqlite3_get_autocommit(handle) == 0
+        try execute(nested ? "SAVEPOINT sitegen_nested" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(nested ? "RELEASE sitegen_nested" : "COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            if nested {
+                try? execute("ROLLBACK TO sitegen_nested")
+                try? execute("RELEASE sitegen_nested")
+            } else {
+                try? execute("ROLLBACK")
+            }
             throw error
         }
     }

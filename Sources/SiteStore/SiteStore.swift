@@ -21,9 +21,22 @@ public final class SiteStore {
             CREATE TABLE IF NOT EXISTS sitegen_sources (
                 path TEXT PRIMARY KEY, collection TEXT NOT NULL, status TEXT NOT NULL, message TEXT,
                 size INTEGER, mtime REAL, hash INTEGER, rows INTEGER, loaded_at TEXT);
-            CREATE TABLE IF NOT EXISTS sitegen_outputs (path TEXT PRIMARY KEY, hash INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS sitegen_pages (
+                path TEXT PRIMARY KEY, settings INTEGER, template INTEGER, data INTEGER, content INTEGER, hash INTEGER NOT NULL,
+                owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL);
             """)
+        // Stores from before the page manifest list their files without inputs: the next build renders
+        // every page and still deletes the files no page claims.
+        if try database.tableExists("sitegen_outputs") {
+            try transaction {
+                try database.execute("""
+                    INSERT OR IGNORE INTO sitegen_pages (path, hash, owner, section, page, record, key)
+                    SELECT path, hash, '', '', 0, 0, '' FROM sitegen_outputs
+                    """)
+                try database.execute("DROP TABLE sitegen_outputs")
+            }
+        }
     }
 
     /// Runs `body` in one transaction.
@@ -127,15 +140,28 @@ public final class SiteStore {
 
     /// The fingerprint recorded for `source` by its last load, if any.
     public func fingerprint(of source: String) throws -> SourceFingerprint? {
-        let rows = try database.fetchAll("SELECT size, mtime, hash, status FROM sitegen_sources WHERE path = ?", [.text(source)])
-        guard let row = rows.first, let size = row["size"]?.int64Value, let hash = row["hash"]?.int64Value else { return nil }
-        let modified: Double
-        switch row["mtime"] {
-        case .real(let value)?: modified = value
-        case .integer(let value)?: modified = Double(value)
-        default: return nil
-        }
-        return SourceFingerprint(size: size, modified: modified, hash: hash, succeeded: row["status"] == .text("ok"))
+        var found: SourceFingerprint?
+        try database.cachedStatement("SELECT path, size, mtime, hash, status FROM sitegen_sources WHERE path = ?")
+            .forEachRow([.text(source)]) { found = Self.sourceFingerprint($0) }
+        return found
+    }
+
+    /// Every source of `collection` the store knows, with the fingerprint of its last load: one query,
+    /// where a lookup per file cost a statement per file.
+    public func fingerprints(ofCollection collection: String) throws -> [String: SourceFingerprint] {
+        var found: [String: SourceFingerprint] = [:]
+        found.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0))
+        try database.cachedStatement("SELECT path, size, mtime, hash, status FROM sitegen_sources WHERE collection = ?")
+            .forEachRow([.text(collection)]) { row in
+                if let path = row.string(at: 0), let fingerprint = Self.sourceFingerprint(row) { found[path] = fingerprint }
+            }
+        return found
+    }
+
+    private static func sourceFingerprint(_ row: Statement) -> SourceFingerprint? {
+        guard !row.isNull(at: 1), !row.isNull(at: 2), !row.isNull(at: 3) else { return nil }
+        return SourceFingerprint(size: row.int64(at: 1), modified: row.double(at: 2), hash: row.int64(at: 3),
+                                 succeeded: row.string(at: 4) == "ok")
     }
 
     /// Records how the last load of `source` went (`ok`, or `failed` with the message) and the file it read.
@@ -174,15 +200,6 @@ public final class SiteStore {
         Int(try database.fetchValue("SELECT count(*) FROM \(quoteIdentifier(table))")?.int64Value ?? 0)
     }
 
-    /// The output files the last build wrote, with their content hashes.
-    public func outputManifest() throws -> [String: Int64] {
-        var manifest: [String: Int64] = [:]
-        try database.cachedStatement("SELECT path, hash FROM sitegen_outputs").forEachRow { row in
-            manifest[row.string(at: 0) ?? ""] = row.int64(at: 1)
-        }
-        return manifest
-    }
-
     /// Notes that a build is writing the output folder, and returns whether the previous one was still
     /// doing so when it stopped (killed, or failed half-way): then the folder may hold files no manifest
     /// names, and the next build must look at every file.
@@ -192,14 +209,6 @@ public final class SiteStore {
             try database.execute("INSERT OR REPLACE INTO sitegen_state (name, value) VALUES ('writing-output', '1')")
             return interrupted
         }
-    }
-
-    /// Replaces the output manifest with `manifest`, and notes that the output folder is complete.
-    public func replaceOutputManifest(_ manifest: [String: Int64]) throws {
-        try database.execute("DELETE FROM sitegen_state WHERE name = 'writing-output'")
-        try database.execute("DELETE FROM sitegen_outputs")
-        let insert = try database.cachedStatement("INSERT INTO sitegen_outputs (path, hash) VALUES (?, ?)")
-        for path in manifest.keys.sorted() { try insert.execute([.text(path), .integer(manifest[path]!)]) }
     }
 
     private var savepointDepth = 0

@@ -106,6 +106,12 @@ public final class Statement {
     /// Column `index` of the current row as an integer (0 when NULL), without boxing.
     public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
 
+    /// Column `index` of the current row as a real number (0 when NULL).
+    public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+
+    /// Whether column `index` of the current row is NULL.
+    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+
     /// Column `index` of the current row as text, `nil` when NULL.
     public func string(at index: Int) -> String? {
         guard let text = sqlite3_column_text(handle, Int32(index)) else { return nil }

@@ -12,6 +12,9 @@ struct BuildCommand: ParsableCommand {
             (.sitegen/store.sqlite), renders listings and detail pages through the templates, and writes them \
             to the output folder. A bad source is reported with its file and line; the rest still builds, and \
             the exit status is 1.
+
+            A build renders only the pages whose inputs (rows, templates, settings) changed since the last \
+            one, and writes only the files whose bytes changed; the result is the same as a build from nothing.
             """
     )
 
@@ -20,6 +23,16 @@ struct BuildCommand: ParsableCommand {
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the pages (default: output/ in the site folder).", valueName: "folder"))
     var output: String?
+
+    @Flag(help: "Dry run: print which pages would be rendered, written and deleted, and why; change nothing.")
+    var plan = false
+
+    @Option(help: ArgumentHelp("Also write what was rendered (and why), written and deleted, and each listing's delta, as JSON.",
+                               valueName: "file.json"))
+    var report: String?
+
+    @Flag(help: "Render every page, whatever the last build left (after editing output/ by hand).")
+    var full = false
 
     func validate() throws {
         var isFolder: ObjCBool = false
@@ -36,15 +49,35 @@ struct BuildCommand: ParsableCommand {
         builder.onRenderProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "rendering") }
         let summary: BuildSummary
         do {
-            summary = try builder.build()
+            summary = try builder.build(options: SiteBuilder.Options(dryRun: plan, full: full))
         } catch let error as BuildError {
             printError("error: \(error)")
             throw ExitCode.failure
         }
         for warning in summary.warnings { printError("warning: \(warning)") }
         for problem in summary.problems { printError("error: \(problem)") }
+        if plan, !summary.plan.isEmpty { print(summary.plan) }
+        if let report {
+            do {
+                try writeAtomically(try summary.reportJSON(), to: URL(fileURLWithPath: report))
+            } catch {
+                printError("error: \(report): cannot write the report: \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
         print(summary.report)
         if !summary.succeeded { throw ExitCode.failure }
+    }
+}
+
+/// Writes `data` to `url` through a temporary file in the same folder and a rename, so that a reader
+/// never sees half of it.
+func writeAtomically(_ data: Data, to url: URL) throws {
+    let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+    try data.write(to: temporary)
+    guard rename(temporary.path, url.path) == 0 else {
+        try? FileManager.default.removeItem(at: temporary)
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
     }
 }
 

@@ -281,12 +281,18 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(second.contains("<dt>Certificate</dt><dd>23917</dd>"))
     }
 
-    func testARebuildWithNoChangeWritesNothingAndTwoBuildsAreIdentical() throws {
+    func testARebuildWithNoChangeRendersNothingWritesNothingAndTwoBuildsAreIdentical() throws {
         _ = try build()
         let before = try writtenFiles().map { try page($0) }
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
-        XCTAssertEqual(again.pagesUnchanged, 423)
+        XCTAssertEqual(again.rendered.map(\.path), [])
+        // Every page kept; only the site files (sitemap, robots.txt, 404) are made again, to the same bytes.
+        XCTAssertEqual(again.pagesKept, 420)
+        XCTAssertEqual(again.pagesUnchanged, 3)
+        let full = try SiteBuilder(root: site).build(options: SiteBuilder.Options(full: true))
+        XCTAssertEqual(full.pagesWritten, 0)
+        XCTAssertEqual(full.pagesUnchanged, 423)
         XCTAssertEqual(again.rowsInserted + again.rowsUpdated + again.rowsDeleted, 0)
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }

@@ -1,0 +1,91 @@
+/// What a page was made from, in three parts, so that a build can tell which changed and why.
+public struct PageInputs: Sendable, Hashable {
+    /// The settings it depends on: the site's, its listing's or collection's, and the menu.
+    public var settings: Int64
+    /// Its template with every partial and layout it uses.
+    public var template: Int64
+    /// Its rows (ids and versions), its place among the pages, and what else of the data it shows.
+    public var data: Int64
+    /// What of that data it shows, when that is narrower (a detail page shows its neighbours' titles and
+    /// links, not their other fields): computed only when `data` changed, to tell whether the page did.
+    public var content: Int64
+
+    /// Makes a page's inputs; `content` defaults to `data`.
+    public init(settings: Int64, template: Int64, data: Int64, content: Int64? = nil) {
+        self.settings = settings
+        self.template = template
+        self.data = data
+        self.content = content ?? data
+    }
+}
+
+/// One output file as the last build left it: what it was made from, its bytes' hash, and where it belongs.
+public struct PageRecord: Sendable, Hashable {
+    /// What it was made from; `nil` for files rebuilt every time (sitemap, robots.txt) and after an upgrade.
+    public var inputs: PageInputs?
+    /// The hash of the bytes written.
+    public var hash: Int64
+    /// The listing, or for a detail page the collection, that it belongs to; empty for site files.
+    public var owner: String
+    /// The section of a sectioned listing's page.
+    public var section: String
+    /// The page number of a listing page; 0 for other files.
+    public var page: Int
+    /// The row id of a detail page's record; 0 for other files.
+    public var record: Int64
+    /// The key of a detail page's record.
+    public var key: String
+
+    /// Describes an output file.
+    public init(inputs: PageInputs?, hash: Int64, owner: String = "", section: String = "", page: Int = 0, record: Int64 = 0,
+                key: String = "")
+    {
+        self.inputs = inputs
+        self.hash = hash
+        self.owner = owner
+        self.section = section
+        self.page = page
+        self.record = record
+        self.key = key
+    }
+}
+
+extension SiteStore {
+    /// Every output file the last complete build left, by path relative to the output folder.
+    public func pageManifest() throws -> [String: PageRecord] {
+        var manifest: [String: PageRecord] = [:]
+        manifest.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_pages")?.int64Value ?? 0))
+        try database.cachedStatement(
+            "SELECT path, settings, template, data, hash, owner, section, page, record, key, content FROM sitegen_pages"
+        ).forEachRow { row in
+            let inputs = row.isNull(at: 1) ? nil
+                : PageInputs(settings: row.int64(at: 1), template: row.int64(at: 2), data: row.int64(at: 3), content: row.int64(at: 10))
+            manifest[row.string(at: 0) ?? ""] = PageRecord(
+                inputs: inputs, hash: row.int64(at: 4), owner: row.string(at: 5) ?? "", section: row.string(at: 6) ?? "",
+                page: Int(row.int64(at: 7)), record: row.int64(at: 8), key: row.string(at: 9) ?? "")
+        }
+        return manifest
+    }
+
+    /// Stores the manifest of a complete build as changes to the last one (`changed` entries written,
+    /// `removed` paths dropped: O(pages that changed), not O(site)), and notes that the output folder is complete.
+    public func updatePageManifest(changed: [String: PageRecord], removed: [String]) throws {
+        try transaction {
+            try database.execute("DELETE FROM sitegen_state WHERE name = 'writing-output'")
+            let delete = try database.cachedStatement("DELETE FROM sitegen_pages WHERE path = ?")
+            for path in removed.sorted() { try delete.execute([.text(path)]) }
+            let upsert = try database.cachedStatement(
+                "INSERT OR REPLACE INTO sitegen_pages (path, settings, template, data, hash, owner, section, page, record, key, content) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            for path in changed.keys.sorted() {
+                let entry = changed[path]!
+                try upsert.execute([
+                    .text(path), entry.inputs.map { .integer($0.settings) } ?? .null, entry.inputs.map { .integer($0.template) } ?? .null,
+                    entry.inputs.map { .integer($0.data) } ?? .null, .integer(entry.hash), .text(entry.owner), .text(entry.section),
+                    .integer(Int64(entry.page)), .integer(entry.record), .text(entry.key),
+                    entry.inputs.map { .integer($0.content) } ?? .null,
+                ])
+            }
+        }
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import SiteBuild
+import TestSupport
+import XCTest
+
+/// The oracle for incremental builds is a clean one: after each random change to the example site's
+/// sources, the incremental build's output folder must hold exactly the files, byte for byte, that a
+/// build from nothing writes, and it must render few more pages than the files whose bytes changed.
+final class IncrementalBuildTests: XCTestCase {
+    private var work: URL!
+    private var site: URL { work.appendingPathComponent("site") }
+    private var clean: URL { work.appendingPathComponent("clean") }
+
+    override func setUpWithError() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        // Two builds a step, hundreds of steps: in memory (tmpfs) where there is one, since this machine's
+        // disk takes a millisecond per new folder.
+        var isFolder: ObjCBool = false
+        let memory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isFolder) && isFolder.boolValue
+            && FileManager.default.isWritableFile(atPath: "/dev/shm")
+        let base = memory ? URL(fileURLWithPath: "/dev/shm", isDirectory: true) : FileManager.default.temporaryDirectory
+        work = base.appendingPathComponent("sitegen-incremental-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        for item in ["sitegen.yml", "content", "Templates"] {
+            try FileManager.default.copyItem(at: repository.appendingPathComponent(item), to: site.appendingPathComponent(item))
+        }
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    func testIncrementalBuildsEqualCleanBuildsOverRandomChanges() throws {
+        let seed = ProcessInfo.processInfo.environment["SITEGEN_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
+        let steps = ProcessInfo.processInfo.environment["SITEGEN_STEPS"].flatMap(Int.init) ?? 200
+        var random = SeededGenerator(seed: seed)
+        var mutator = try SiteMutator(site: site)
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        var worstSlack = 0, rendered = 0, written = 0
+        for step in 1...steps {
+            let change = try mutator.mutate(using: &random)
+            let summary = try SiteBuilder(root: site).build()
+            let context = "seed \(seed) (SITEGEN_SEED=\(seed) replays it), step \(step): \(change)"
+            XCTAssertTrue(summary.succeeded, "\(context): \(summary.problems)")
+            try assertSameAsCleanBuild(context)
+            // A page is rendered when its inputs changed; its bytes then nearly always change too. The slack
+            // is the pages rendered whose bytes came out the same: a detail page whose neighbour changed
+            // something it does not show, a page of a listing whose row changed a field the list omits.
+            let pageFiles = summary.writtenPaths.filter { !["sitemap.xml", "robots.txt", "404.html"].contains($0) }
+            let slack = summary.rendered.count - Set(pageFiles.map(Self.page)).count
+            worstSlack = max(worstSlack, slack)
+            rendered += summary.rendered.count
+            written += pageFiles.count
+            if !change.hasPrefix("template") && !change.hasPrefix("menu") && !change.hasPrefix("setting") {
+                XCTAssertLessThanOrEqual(slack, 6 * 7, "\(context): rendered \(summary.rendered.count) pages, only \(pageFiles.count) files changed")
+            }
+            if testRun?.failureCount ?? 0 > 0 { break }
+        }
+        print("incremental oracle: seed \(seed), \(steps) steps, \(rendered) pages rendered, \(written) files written, worst slack \(worstSlack)")
+    }
+
+    /// The page a file belongs to: a feed or a Markdown twin goes with its listing page.
+    private static func page(_ path: String) -> String {
+        path.hasSuffix("index.html") ? path : (path as NSString).deletingLastPathComponent + "/index.html"
+    }
+
+    private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try? FileManager.default.removeItem(at: clean)
+        try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
+        for item in ["sitegen.yml", "content", "Templates"] {
+            try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
+        }
+        _ = try SiteBuilder(root: clean).build()
+        let expected = try files(under: clean.appendingPathComponent("output"))
+        let actual = try files(under: site.appendingPathComponent("output"))
+        let missing = Set(expected.keys).subtracting(actual.keys).sorted()
+        let extra = Set(actual.keys).subtracting(expected.keys).sorted()
+        let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.sorted()
+        XCTAssertTrue(missing.isEmpty && extra.isEmpty && different.isEmpty,
+                      "\(context): missing \(missing.prefix(5)), extra \(extra.prefix(5)), different \(different.prefix(5))", file: file, line: line)
+    }
+
+    private func files(under root: URL) throws -> [String: Data] {
+        var found: [String: Data] = [:]
+        let prefix = root.standardizedFileURL.path + "/"
+        for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            found[String(url.standardizedFileURL.path.dropFirst(prefix.count))] = try Data(contentsOf: url)
+        }
+        return found
+    }
+}
+
+/// Makes one random change at a time to a copy of the example site, the kinds of change a site sees:
+/// records edited, added, deleted, redated (so they move across pages) and moved between sections
+/// (emptying some, making new ones); whole files added and removed; a template, a page of the menu and a
+/// setting edited.
+struct SiteMutator {
+    let site: URL
+    private var header: [String] = []
+    private var rows: [[String]] = []
+    private var extraFiles: [String] = []
+    private var nextCert = 900_000
+    private let records: URL
+
+    init(site: URL) throws {
+        self.site = site
+        records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let table = CSVText.parse(try String(contentsOf: records, encoding: .utf8))
+        header = table[0]
+        rows = Array(table.dropFirst())
+    }
+
+    private func column(_ name: String) -> Int { header.firstIndex(of: name)! }
+
+    private func saveRecords() throws {
+        try CSVText.write([header] + rows).write(to: records, atomically: true, encoding: .utf8)
+    }
+
+    private func randomDate(using random: inout SeededGenerator) -> String {
+        String(format: "%04d-%02d-%02d", Int.random(in: 2001...2024, using: &random), Int.random(in: 1...12, using: &random),
+               Int.random(in: 1...28, using: &random))
+    }
+
+    /// Makes one change and says what it was.
+    mutating func mutate(using random: inout SeededGenerator) throws -> String {
+        let states = Array(Set(rows.map { $0[column("state")] })).sorted()
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<18 where !rows.isEmpty:
+            let index = Int.random(in: 0..<rows.count, using: &random)
+            rows[index][column("notes")] = "Edited \(Int.random(in: 0..<1_000_000, using: &random)): deposits **assumed**."
+            try saveRecords()
+            return "edit notes of \(rows[index][column("cert")])"
+        case 18..<30 where !rows.isEmpty:
+            let index = Int.random(in: 0..<rows.count, using: &random)
+            rows[index][column("name")] = "Renamed Bank \(Int.random(in: 0..<1_000, using: &random))"
+            try saveRecords()
+            return "rename \(rows[index][column("cert")])"
+        case 30..<48 where !rows.isEmpty:
+            let index = Int.random(in: 0..<rows.count, using: &random)
+            rows[index][column("closing_date")] = randomDate(using: &random)
+            try saveRecords()
+            return "redate \(rows[index][column("cert")]) to \(rows[index][column("closing_date")])"
+        case 48..<58 where !rows.isEmpty:
+            let index = Int.random(in: 0..<rows.count, using: &random)
+            // Sometimes a section of its own, sometimes an existing one.
+            let state = Bool.random(using: &random) ? "Z\(Character(UnicodeScalar(UInt8.random(in: 65...70, using: &random))))"
+                : states.randomElement(using: &random)!
+            rows[index][column("state")] = state
+            try saveRecords()
+            return "move \(rows[index][column("cert")]) to section \(state)"
+        case 58..<63 where states.count > 1:
+            // Empty a section: its rows all go to another.
+            let from = states.randomElement(using: &random)!, to = states.filter { $0 != from }.randomElement(using: &random)!
+            for index in rows.indices where rows[index][column("state")] == from { rows[index][column("state")] = to }
+            try saveRecords()
+            return "empty section \(from) into \(to)"
+        case 63..<73:
+            var row = rows.randomElement(using: &random) ?? header.map { _ in "" }
+            nextCert += 1
+            row[column("cert")] = String(nextCert)
+            row[column("name")] = "New Bank \(nextCert)"
+            row[column("closing_date")] = randomDate(using: &random)
+            rows.insert(row, at: Int.random(in: 0...rows.count, using: &random))
+            try saveRecords()
+            return "add \(nextCert)"
+        case 73..<81 where rows.count > 1:
+            let removed = rows.remove(at: Int.random(in: 0..<rows.count, using: &random))
+            try saveRecords()
+            return "delete \(removed[column("cert")])"
+        case 81..<86:
+            // A second file of records, later removed: its rows come and go together.
+            if let file = extraFiles.popLast() {
+                try FileManager.default.removeItem(at: site.appendingPathComponent(file))
+                return "remove file \(file)"
+            }
+            nextCert += 3
+            let file = "content/records/extra-\(nextCert).csv"
+            var table = [header]
+            for offset in 0..<3 {
+                var row = header.map { _ in "" }
+                row[column("cert")] = String(nextCert - offset)
+                row[column("name")] = "Extra Bank \(nextCert - offset)"
+                row[column("state")] = states.randomElement(using: &random) ?? "CA"
+                row[column("city")] = "Springfield"
+                row[column("closing_date")] = randomDate(using: &random)
+                row[column("fund")] = "1"
+                table.append(row)
+            }
+            try CSVText.write(table).write(to: site.appendingPathComponent(file), atomically: true, encoding: .utf8)
+            extraFiles.append(file)
+            return "add file \(file)"
+        case 86..<91:
+            let name = ["detail", "list", "pagination", "news"].randomElement(using: &random)!
+            let url = site.appendingPathComponent("Templates/\(name).mustache")
+            let text = try String(contentsOf: url, encoding: .utf8)
+            try (text + "<!-- \(Int.random(in: 0..<1_000, using: &random)) -->\n").write(to: url, atomically: true, encoding: .utf8)
+            return "template \(name) edited"
+        case 91..<94:
+            let url = site.appendingPathComponent("content/pages/about.md")
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let title = "About Failed Bank Watch \(Int.random(in: 0..<100, using: &random))"
+            try text.replacingOccurrences(of: #"(?m)^title: .*$"#, with: "title: \(title)", options: .regularExpression)
+                .write(to: url, atomically: true, encoding: .utf8)
+            return "menu: about page retitled"
+        case 94..<97:
+            let url = site.appendingPathComponent("sitegen.yml")
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let size = [10, 15, 20, 25].randomElement(using: &random)!
+            // The states listing's page size: that listing is rebuilt, the others are not.
+            let edited = text.replacingOccurrences(of: #"(?s)(  states:.*?pageSize: )\d+"#, with: "$1\(size)", options: .regularExpression)
+            try edited.write(to: url, atomically: true, encoding: .utf8)
+            return "listing states: pageSize \(size)"
+        default:
+            let url = site.appendingPathComponent("content/feeds/news.xml")
+            let text = try String(contentsOf: url, encoding: .utf8)
+            guard let range = text.range(of: #"<item>\s*<title>"#, options: .regularExpression) else { return "nothing" }
+            let word = ["Update:", "Report:", "Notice:"].randomElement(using: &random)!
+            try text.replacingCharacters(in: range, with: text[range] + word + " ").write(to: url, atomically: true, encoding: .utf8)
+            return "news item retitled"
+        }
+    }
+}
+
+/// RFC 4180 text, enough for the example's records (quoted fields, doubled quotes, line breaks inside quotes).
+enum CSVText {
+    static func parse(_ text: String) -> [[String]] {
+        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
+        var characters = Array(text).makeIterator()
+        var pending: Character?
+        while let character = pending ?? characters.next() {
+            pending = nil
+            if quoted {
+                if character == "\"" {
+                    let next = characters.next()
+                    if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
+                } else {
+                    field.append(character)
+                }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == "," {
+                row.append(field)
+                field = ""
+            } else if character == "\n" || character == "\r\n" {
+                row.append(field)
+                rows.append(row)
+                row = []
+                field = ""
+            } else {
+                field.append(character)
+            }
+        }
+        if !field.isEmpty || !row.isEmpty { rows.append(row + [field]) }
+        return rows
+    }
+
+    static func write(_ rows: [[String]]) -> String {
+        rows.map { row in
+            row.map { field in
+                field.contains(where: { ",\"\n".contains($0) }) ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+            }.joined(separator: ",")
+        }.joined(separator: "\n") + "\n"
+    }
+}
