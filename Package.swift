@@ -38,8 +38,10 @@ let package = Package(
         .target(name: "SiteBuild", dependencies: [
             "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams",
         ]),
+        // Development tools over a site: rebuild on change (inotify).
+        .target(name: "SiteWatch", dependencies: ["SiteBuild"]),
         .executableTarget(name: "sitegen", dependencies: [
-            "SiteBuild",
+            "SiteBuild", "SiteWatch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -59,5 +61,6 @@ let package = Package(
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SiteRenderTests", dependencies: ["SiteRender"]),
         .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "TestSupport"]),
+        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteBuild"]),
     ]
 )
