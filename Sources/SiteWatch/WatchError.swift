@@ -4,6 +4,7 @@ import Glibc
 
 /// Why a folder cannot be watched: the system call that failed, the path it was given, and the system's reason.
 public enum WatchError: Error, CustomStringConvertible, Equatable {
+    /// A system call failed: which, on what path (if any), and its errno.
     case system(call: String, path: String?, code: Int32)
     /// inotify is Linux's; other systems have no watcher yet.
     case unsupportedPlatform

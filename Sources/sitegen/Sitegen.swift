@@ -9,9 +9,9 @@ struct Sitegen: ParsableCommand {
         discussion: """
             A site is a folder with a sitegen.yml, its sources under content/ and its Mustache templates under \
             Templates/. `sitegen build` loads the sources into .sitegen/store.sqlite and writes the pages to output/; \
-            `sitegen watch` rebuilds on every change.
+            `sitegen watch` rebuilds on every change, and `sitegen serve` also serves output/ with live reload.
             """,
         version: "0.1.0",
-        subcommands: [BuildCommand.self, WatchCommand.self, ParseCommand.self, SourcesCommand.self]
+        subcommands: [BuildCommand.self, WatchCommand.self, ServeCommand.self, ParseCommand.self, SourcesCommand.self]
     )
 }
