@@ -3,8 +3,7 @@ public enum ContentType {
     /// The media type for a file called `name`, chosen by its extension (feeds by their conventional names).
     public static func of(fileNamed name: String) -> String {
         let lowered = name.lowercased()
-        let fileExtension = lowered.split(separator: ".", omittingEmptySubsequences: false).count > 1
-            ? String(lowered[lowered.index(after: lowered.lastIndex(of: ".")!)...]) : ""
+        let fileExtension = lowered.lastIndex(of: ".").map { String(lowered[lowered.index(after: $0)...]) } ?? ""
         switch fileExtension {
         case "html", "htm": return "text/html; charset=utf-8"
         case "css": return "text/css; charset=utf-8"

@@ -8,8 +8,8 @@ import Glibc
 ///
 /// A self-pipe: the signal handler only writes the signal's number into a pipe (about all a handler may safely
 /// do); a thread reads it and calls the handler. Dispatch signal sources are not used because on Linux they see
-/// nothing once the signal is ignored, and the default action kills the process first. One instance at a time;
-/// keep it for as long as the command runs.
+/// nothing once the signal is ignored, and the default action kills the process first. Make one per process: the
+/// handler stays for the life of the process.
 public final class TerminationSignals: @unchecked Sendable {
     private let readEnd: Int32
 

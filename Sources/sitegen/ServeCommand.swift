@@ -36,7 +36,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let builder = site.builder()
         let session = try WatchSession(builder: builder)
-        let trap = try TerminationSignals { _ in stopWatching(session) }
+        _ = try TerminationSignals { _ in stopWatching(session) }
         // The first build comes before the server, so the first request finds the site there.
         let first = session.buildOnce()
         printReport(first)
@@ -58,7 +58,6 @@ struct ServeCommand: ParsableCommand {
             if report.wroteFiles { server.liveReload.reload() }
         }
         try waitFor { await server.stop() }
-        withExtendedLifetime(trap) {}
     }
 }
 

@@ -24,7 +24,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let session = try WatchSession(builder: site.builder())
-        let trap = try TerminationSignals { _ in stopWatching(session) }
+        _ = try TerminationSignals { _ in stopWatching(session) }
         try session.run { report in
             printReport(report)
             if report.changedPaths.isEmpty {
@@ -32,7 +32,6 @@ struct WatchCommand: ParsableCommand {
                           + "\(WatchSession.watchedFiles.joined(separator: ", ")) for changes (Ctrl-C to stop)")
             }
         }
-        withExtendedLifetime(trap) {}
     }
 }
 
