@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // C boundaries: Debian's libsqlite3-dev and libcmark-gfm-dev / libcmark-gfm-extensions-dev.
@@ -38,8 +39,11 @@ let package = Package(
         .target(name: "SiteBuild", dependencies: [
             "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams",
         ]),
+        // Development tools over a built site: rebuild on change (inotify), serve output/ with live reload.
+        .target(name: "SiteWatch", dependencies: ["SiteBuild"]),
+        .target(name: "SiteServe", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(name: "sitegen", dependencies: [
-            "SiteBuild",
+            "SiteBuild", "SiteWatch", "SiteServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -59,5 +63,6 @@ let package = Package(
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SiteRenderTests", dependencies: ["SiteRender"]),
         .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "TestSupport"]),
+        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild"]),
     ]
 )

@@ -8,9 +8,10 @@ struct Sitegen: ParsableCommand {
         abstract: "Build static sites and reports from feeds and records.",
         discussion: """
             A site is a folder with a sitegen.yml, its sources under content/ and its Mustache templates under \
-            Templates/. `sitegen build` loads the sources into .sitegen/store.sqlite and writes the pages to output/.
+            Templates/. `sitegen build` loads the sources into .sitegen/store.sqlite and writes the pages to output/; \
+            `sitegen watch` rebuilds on every change, and `sitegen serve` also serves output/ with live reload.
             """,
         version: "0.1.0",
-        subcommands: [BuildCommand.self, ParseCommand.self, SourcesCommand.self]
+        subcommands: [BuildCommand.self, WatchCommand.self, ServeCommand.self, ParseCommand.self, SourcesCommand.self]
     )
 }

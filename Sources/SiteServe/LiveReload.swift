@@ -1,0 +1,121 @@
+import Foundation
+import FlyingFox
+import FlyingSocks
+
+/// Tells every open page of the site that a build wrote files, over a server-sent-events stream, so it reloads.
+///
+/// Pages learn of the stream from `script`, which the server injects into every HTML response.
+public final class LiveReload: @unchecked Sendable {
+    /// The path of the event stream.
+    public static let eventsPath = "/_sitegen/live"
+    /// The script injected before `</body>`: it listens for `reload` events and reloads the page.
+    public static let script = """
+        <script>/* sitegen serve: live reload */(function(){if(!window.EventSource)return;\
+        var s=new EventSource("\(eventsPath)");s.addEventListener("reload",function(){s.close();location.reload();});})();</script>
+        """
+
+    private let lock = NSLock()
+    private var listeners: [Int: AsyncStream<[UInt8]>.Continuation] = [:]
+    private var nextListener = 0
+    private var reloads = 0
+
+    /// An empty hub: no page listens yet.
+    public init() {}
+
+    /// How many event streams are open.
+    public var listenerCount: Int { lock.withLock { listeners.count } }
+
+    /// Sends a `reload` event to every open stream.
+    public func reload() {
+        let continuations = lock.withLock {
+            reloads += 1
+            return (reloads, Array(listeners.values))
+        }
+        let event = Array("event: reload\ndata: \(continuations.0)\n\n".utf8)
+        for continuation in continuations.1 { continuation.yield(event) }
+    }
+
+    /// Ends every open stream, as the server stops.
+    public func finishAll() {
+        let continuations = lock.withLock {
+            defer { listeners = [:] }
+            return Array(listeners.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+
+    /// The bytes of a new event stream: a comment at once (so the client knows it is connected), then events.
+    func subscribe() -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let id = lock.withLock {
+            nextListener += 1
+            listeners[nextListener] = continuation
+            return nextListener
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.listeners.removeValue(forKey: id) }
+        }
+        // A browser that loses the stream (the server restarted) tries again after a second.
+        continuation.yield(Array(": sitegen live reload\nretry: 1000\n\n".utf8))
+        return stream
+    }
+
+    /// The response that opens an event stream.
+    func eventStreamResponse() -> HTTPResponse {
+        HTTPResponse(
+            statusCode: .ok,
+            headers: HTTPHeaders([.contentType: "text/event-stream", .cacheControl: "no-store"]),
+            body: HTTPBodySequence(from: EventStreamBytes(stream: subscribe()))
+        )
+    }
+
+    /// `html` with `script` inserted before its last `</body>` (any case), or after it when it has none.
+    public static func inject(into html: Data) -> Data {
+        let closing = Array("</body>".utf8)
+        let bytes = [UInt8](html)
+        var index = bytes.count - closing.count
+        while index >= 0 {
+            if zip(bytes[index..<index + closing.count], closing).allSatisfy({ lowercase($0) == $1 }) {
+                return Data(bytes[..<index]) + Data(script.utf8) + Data(bytes[index...])
+            }
+            index -= 1
+        }
+        return html + Data(script.utf8)
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    }
+}
+
+/// An event stream's bytes as the buffered sequence FlyingFox sends as a chunked body, one chunk per event.
+struct EventStreamBytes: AsyncBufferedSequence {
+    typealias Element = UInt8
+    let stream: AsyncStream<[UInt8]>
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(events: stream.makeAsyncIterator())
+    }
+
+    struct Iterator: AsyncBufferedIteratorProtocol {
+        var events: AsyncStream<[UInt8]>.Iterator
+        /// The part of an event that did not fit in the last buffer asked for.
+        var pending: ArraySlice<UInt8> = []
+
+        mutating func next() async -> UInt8? {
+            await nextBuffer(suggested: 1)?.first
+        }
+
+        mutating func nextBuffer(suggested count: Int) async -> [UInt8]? {
+            while pending.isEmpty {
+                // nil: the stream was finished or the connection's task cancelled, so the response ends.
+                guard let event = await events.next() else { return nil }
+                pending = event[...]
+            }
+            let buffer = Array(pending.prefix(Swift.max(count, 1)))
+            pending = pending.dropFirst(buffer.count)
+            return buffer
+        }
+    }
+}

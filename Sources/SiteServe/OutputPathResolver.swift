@@ -1,0 +1,91 @@
+import Foundation
+
+/// Maps a request's raw path onto a file of the output folder, refusing anything that could reach outside it.
+///
+/// Rules, in order: the raw path (still percent-encoded) must start with `/` and hold only visible ASCII; no segment
+/// may be empty (`//`); each segment is decoded on its own and must not be `.`, `..`, hidden (a leading dot, which
+/// also covers the build's `.NAME.sitegen-PID-THREAD.tmp` files; `.well-known` excepted) or hold `/`, `\` or NUL;
+/// the file the path resolves to, symbolic links followed, must lie inside the output folder as it resolves itself.
+/// `/` and `/dir/` name `index.html`; `/dir` names a folder without its slash and is redirected to `/dir/`.
+public struct OutputPathResolver: Sendable {
+    /// What a request path names.
+    public enum Resolution: Equatable, Sendable {
+        /// A regular file inside the output folder; `name` is the name the request used (it picks the content type).
+        case file(URL, name: String)
+        /// A folder asked for without its trailing slash: where to send the browser.
+        case redirect(location: String)
+        /// Nothing servable: missing, outside the folder, hidden, or a path that tries to be any of these.
+        case notFound
+    }
+
+    /// The output folder served.
+    public let root: URL
+
+    /// Serves `root`; it may not exist yet (a first build may still be writing it).
+    public init(root: URL) {
+        self.root = root.standardizedFileURL
+    }
+
+    /// What `rawPath` (the request target's path, percent-encoded as sent) names; `query` is kept on redirects.
+    public func resolve(rawPath: String, query: String = "") -> Resolution {
+        guard rawPath.hasPrefix("/"), rawPath.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else {
+            return .notFound
+        }
+        var rawSegments = rawPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        let wantsFolder = rawSegments.last == ""
+        if wantsFolder { rawSegments.removeLast() }
+        var segments: [String] = []
+        for raw in rawSegments {
+            guard let segment = raw.removingPercentEncoding, Self.isServable(segment) else { return .notFound }
+            segments.append(segment)
+        }
+        guard let realRoot = Self.realPath(root.path) else { return .notFound }
+        let candidate = ([root.path] + segments).joined(separator: "/")
+        guard let real = Self.realPath(candidate), Self.isInside(real, realRoot) else { return .notFound }
+        var status = stat()
+        guard stat(real, &status) == 0 else { return .notFound }
+        if status.st_mode & S_IFMT == S_IFDIR {
+            guard wantsFolder || segments.isEmpty else {
+                return .redirect(location: rawPath + "/" + (query.isEmpty ? "" : "?" + query))
+            }
+            return file(at: real + "/index.html", name: "index.html", inside: realRoot)
+        }
+        guard !wantsFolder else { return .notFound }
+        return file(at: real, name: segments.last ?? "", inside: realRoot)
+    }
+
+    /// The site's own `404.html` at the top of the output folder, when it has one.
+    public func notFoundPage() -> URL? {
+        guard let realRoot = Self.realPath(root.path),
+              case .file(let url, _) = file(at: root.path + "/404.html", name: "404.html", inside: realRoot)
+        else { return nil }
+        return url
+    }
+
+    private func file(at path: String, name: String, inside realRoot: String) -> Resolution {
+        guard let real = Self.realPath(path), Self.isInside(real, realRoot) else { return .notFound }
+        var status = stat()
+        guard stat(real, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .notFound }
+        return .file(URL(fileURLWithPath: real), name: name)
+    }
+
+    /// Whether a decoded path segment may name something in the output folder.
+    static func isServable(_ segment: String) -> Bool {
+        if segment.isEmpty || segment == "." || segment == ".." { return false }
+        if segment.contains("/") || segment.contains("\\") || segment.contains("\0") { return false }
+        if segment.hasPrefix(".") && segment != ".well-known" { return false }
+        // The output writer's temporary files, should their naming ever lose the leading dot.
+        if segment.contains(".sitegen-") && segment.hasSuffix(".tmp") { return false }
+        return true
+    }
+
+    private static func isInside(_ path: String, _ folder: String) -> Bool {
+        path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

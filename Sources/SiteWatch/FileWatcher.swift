@@ -1,0 +1,228 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Watches folders of a site (recursively, folders created later included) and files at its top, and hands out
+/// the changed paths in debounced batches: one batch per burst of edits, so one build per save.
+///
+/// ```swift
+/// let watcher = try FileWatcher(FileWatcher.Configuration(root: site, folders: ["content"], files: ["sitegen.yml"]))
+/// while let changed = try watcher.nextBatch() { print(changed) }   // until watcher.stop()
+/// ```
+///
+/// `nextBatch()` is meant for one thread; `stop()` may be called from any other.
+public final class FileWatcher: @unchecked Sendable {
+    /// What to watch and how long to wait for quiet.
+    public struct Configuration: Sendable {
+        /// The folder the paths are relative to.
+        public var root: URL
+        /// Names of folders directly in `root`, watched with everything under them; they may appear or vanish later.
+        public var folders: [String]
+        /// Names of files directly in `root`; watched through the root folder so an editor's save-by-rename is seen.
+        public var files: [String]
+        /// Folders whose changes never count (the build's output and store), wherever they are.
+        public var ignoredFolders: [URL]
+        /// How long no change must arrive before a batch is handed out, in seconds.
+        public var quietPeriod: Double
+        /// The longest a batch waits after its first change, so a constant stream of changes still builds.
+        public var maximumDelay: Double
+
+        /// Describes a watch of `folders` and `files` under `root`; the defaults suit an editor's saves.
+        public init(root: URL, folders: [String], files: [String], ignoredFolders: [URL] = [],
+                    quietPeriod: Double = 0.1, maximumDelay: Double = 1.0) {
+            self.root = root
+            self.folders = folders
+            self.files = files
+            self.ignoredFolders = ignoredFolders
+            self.quietPeriod = quietPeriod
+            self.maximumDelay = maximumDelay
+        }
+    }
+
+    /// What this watcher was asked to watch.
+    public let configuration: Configuration
+
+    #if canImport(Glibc)
+    private let inotify: Inotify
+    private let wakePipe: WakePipe
+    private let rootPath: String
+    private let ignoredPaths: [String]
+    private var rootWatch: Int32 = -1
+    /// Each watched folder by its watch, as a path relative to the root.
+    private var folderByWatch: [Int32: String] = [:]
+    private var stopped = false
+
+    private static let folderEvents = IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
+        | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK
+    private static let rootEvents = IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
+        | IN_ONLYDIR | IN_EXCL_UNLINK
+    #endif
+
+    /// Starts watching at once: changes made after this returns are in the next batch, even during a build.
+    public init(_ configuration: Configuration) throws {
+        self.configuration = configuration
+        #if canImport(Glibc)
+        inotify = try Inotify()
+        wakePipe = try WakePipe()
+        let rootPath = configuration.root.standardizedFileURL.path
+        self.rootPath = rootPath
+        ignoredPaths = configuration.ignoredFolders.compactMap { folder in
+            let path = folder.standardizedFileURL.path
+            return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
+        }
+        rootWatch = try inotify.addWatch(rootPath, mask: Self.rootEvents)
+        for folder in configuration.folders { _ = try watchTree(folder) }
+        #else
+        throw WatchError.unsupportedPlatform
+        #endif
+    }
+
+    /// Blocks until changes arrive and then quiet lasts `quietPeriod` (or `maximumDelay` has passed since the
+    /// first); returns the changed paths relative to the root, sorted, or nil once `stop()` was called.
+    public func nextBatch() throws -> [String]? {
+        #if canImport(Glibc)
+        var changed = Set<String>(), created = Set<String>()
+        var firstChange = 0.0, lastChange = 0.0
+        while !stopped {
+            var timeout: Int32 = -1
+            if !changed.isEmpty {
+                let now = Self.now()
+                let due = min(lastChange + configuration.quietPeriod, firstChange + configuration.maximumDelay)
+                if now >= due {
+                    // A file made and removed within the batch (sed -i's sedXXXXXX, an editor's scratch file)
+                    // changed nothing; a batch of only such files builds nothing.
+                    let batch = changed.filter { !created.contains($0) || exists($0) }
+                    if !batch.isEmpty { return batch.sorted() }
+                    changed = []
+                    created = []
+                    firstChange = 0
+                    continue
+                }
+                timeout = Int32(((due - now) * 1_000).rounded(.up))
+            }
+            let (eventsReady, stopRequested) = try waitForInput(inotify.descriptor, wakePipe.readEnd, milliseconds: timeout)
+            if stopRequested {
+                stopped = true
+                break
+            }
+            guard eventsReady else { continue }
+            var relevant = false
+            for event in try inotify.readEvents() where handle(event, into: &changed, created: &created) { relevant = true }
+            if relevant {
+                // Quiet is measured from the last change that counts: a swap file's writes do not hold a build back.
+                let now = Self.now()
+                if firstChange == 0 { firstChange = now }
+                lastChange = now
+            }
+        }
+        return nil
+        #else
+        throw WatchError.unsupportedPlatform
+        #endif
+    }
+
+    /// Makes the blocked (or next) `nextBatch()` return nil; safe from any thread.
+    public func stop() {
+        #if canImport(Glibc)
+        wakePipe.wake()
+        #endif
+    }
+
+    #if canImport(Glibc)
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Adds what `event` changed to `changed`, and to `created` when it made the path appear; returns whether it
+    /// counts (false for ignored names and folders).
+    private func handle(_ event: InotifyEvent, into changed: inout Set<String>, created: inout Set<String>) -> Bool {
+        if event.has(IN_Q_OVERFLOW) {
+            // Events were lost: watch every folder again (adding an existing watch is harmless) and build anyway.
+            for folder in configuration.folders { _ = try? watchTree(folder) }
+            changed.insert("(events lost; rebuilding everything)")
+            return true
+        }
+        if event.has(IN_IGNORED) {
+            folderByWatch[event.watch] = nil
+            return false
+        }
+        let isFolder = event.has(IN_ISDIR)
+        let appeared = event.has(IN_CREATE) || event.has(IN_MOVED_TO)
+        let vanished = event.has(IN_DELETE) || event.has(IN_MOVED_FROM)
+        let path: String
+        if event.watch == rootWatch {
+            if configuration.files.contains(event.name) && !isFolder {
+                if appeared { created.insert(event.name) }
+                changed.insert(event.name)
+                return true
+            }
+            guard configuration.folders.contains(event.name) && isFolder else { return false }
+            path = event.name
+        } else {
+            // A folder's own deletion or move is seen, and handled, as an event of its parent.
+            guard let folder = folderByWatch[event.watch], !event.name.isEmpty else { return false }
+            guard !ChangeFilter.ignores(name: event.name) else { return false }
+            path = folder + "/" + event.name
+        }
+        guard !isIgnored(path) else { return false }
+        if appeared { created.insert(path) }
+        if isFolder && appeared {
+            // Files may have been written into the folder before its watch existed: they count as changed. Whether
+            // a path inside is reported by an event or by this scan depends on timing; either way it is there once.
+            changed.insert(path)
+            for file in (try? watchTree(path)) ?? [] { changed.insert(file) }
+        } else if isFolder && vanished {
+            unwatchTree(path)
+            changed.insert(path)
+        } else if !isFolder {
+            changed.insert(path)
+        }
+        return true
+    }
+
+    private func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(rootPath + "/" + path, &status) == 0
+    }
+
+    private func isIgnored(_ path: String) -> Bool {
+        ignoredPaths.contains { path == $0 || path.hasPrefix($0 + "/") }
+    }
+
+    /// Watches the folder at `relative` and every folder under it; returns the files and folders found in it,
+    /// relative to the root.
+    private func watchTree(_ relative: String) throws -> [String] {
+        guard !isIgnored(relative) else { return [] }
+        let absolute = rootPath + "/" + relative
+        let watch: Int32
+        do {
+            watch = try inotify.addWatch(absolute, mask: Self.folderEvents)
+        } catch let error as WatchError {
+            // Gone again, or not a folder: its parent's events will say what happened.
+            if case .system(_, _, let code) = error, code == ENOENT || code == ENOTDIR { return [] }
+            throw error
+        }
+        folderByWatch[watch] = relative
+        var files: [String] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
+        for name in names.sorted() where !ChangeFilter.ignores(name: name) {
+            let child = relative + "/" + name
+            var status = stat()
+            guard lstat(rootPath + "/" + child, &status) == 0 else { continue }
+            files.append(child)
+            if status.st_mode & S_IFMT == S_IFDIR { files += try watchTree(child) }
+        }
+        return files
+    }
+
+    private func unwatchTree(_ relative: String) {
+        for (watch, folder) in folderByWatch where folder == relative || folder.hasPrefix(relative + "/") {
+            inotify.removeWatch(watch)
+            folderByWatch[watch] = nil
+        }
+    }
+    #endif
+}

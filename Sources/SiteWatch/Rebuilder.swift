@@ -1,0 +1,72 @@
+import Foundation
+import SiteBuild
+
+/// Runs one build of a site per batch of changes and describes how it went, never throwing: a watch outlives a
+/// broken build and waits for the fix.
+public struct Rebuilder {
+    /// The build to run again each time.
+    public var builder: SiteBuilder
+
+    /// Prepares rebuilds with `builder` (its progress callbacks are kept).
+    public init(builder: SiteBuilder) {
+        self.builder = builder
+    }
+
+    /// Builds the site once; `changedPaths` (relative to the site) are what caused it, empty for a first build.
+    public func rebuild(changedPaths: [String] = []) -> RebuildReport {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var report = RebuildReport(changedPaths: changedPaths)
+        do {
+            let summary = try builder.build()
+            report.summary = summary
+            report.errors = summary.problems.map(\.description)
+            report.warnings = summary.warnings.map(\.description)
+        } catch {
+            // BuildError names the file and reason; anything else (the store, the disk) is reported the same way.
+            report.errors = ["\(error)"]
+        }
+        report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return report
+    }
+}
+
+/// What one build of a watch did: what triggered it, how long it took, what it wrote and what went wrong.
+public struct RebuildReport: Sendable {
+    /// The changed paths (relative to the site) that caused the build; empty for the first build.
+    public var changedPaths: [String]
+    /// The build's summary; nil when the build could not run at all (configuration, templates).
+    public var summary: BuildSummary?
+    /// Why the build failed, one message per problem, each naming its file.
+    public var errors: [String] = []
+    /// Problems that did not fail the build.
+    public var warnings: [String] = []
+    /// Wall-clock seconds the build took.
+    public var seconds = 0.0
+
+    /// Describes a build caused by `changedPaths` that has not run yet.
+    public init(changedPaths: [String]) {
+        self.changedPaths = changedPaths
+    }
+
+    /// Whether the build ran and every source and page built.
+    public var succeeded: Bool { summary != nil && errors.isEmpty }
+
+    /// Whether the output folder changed, so open pages should reload.
+    public var wroteFiles: Bool { (summary?.pagesWritten ?? 0) + (summary?.pagesDeleted ?? 0) > 0 }
+
+    /// The one line a watch prints for this build, e.g.
+    /// `content/a.csv changed: built in 0.21 s, 4 pages written, 3408 unchanged, 0 deleted`.
+    public var line: String {
+        var cause = ""
+        if !changedPaths.isEmpty {
+            let shown = changedPaths.prefix(3).joined(separator: ", ")
+            let more = changedPaths.count > 3 ? " and \(changedPaths.count - 3) more" : ""
+            cause = shown + more + " changed: "
+        }
+        let time = String(format: "%.2f s", seconds)
+        guard let summary else { return cause + "build failed in \(time); fix it and save again" }
+        let pages = "\(summary.pagesWritten) pages written, \(summary.pagesUnchanged) unchanged, \(summary.pagesDeleted) deleted"
+        if !errors.isEmpty { return cause + "built with \(errors.count) problem(s) in \(time): \(pages)" }
+        return cause + "built in \(time): \(pages)"
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SiteServe
+import SiteWatch
+
+/// `sitegen serve`: `sitegen watch` plus a development web server of the output folder that reloads open pages
+/// after each build that wrote files.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Build, watch and serve the site on 127.0.0.1:8000, reloading open pages after each build.",
+        discussion: """
+            Builds the site, serves the output folder over HTTP and rebuilds on every change as `sitegen watch` \
+            does; a build that wrote files tells every open page (through a script injected into HTML responses \
+            and an event stream at /_sitegen/live) to reload. / and /dir/ serve index.html, /dir redirects to \
+            /dir/, anything else gets the site's 404.html (status 404). Nothing outside the output folder is ever \
+            served: paths with .. or hidden segments, encoded slashes or NULs, and symbolic links leading out are \
+            404. Listens on this machine only unless --host says otherwise. Ctrl-C stops it (status 0).
+            """
+    )
+
+    @OptionGroup var site: SiteOptions
+
+    @Option(help: ArgumentHelp("The address to listen on; 0.0.0.0 makes the site reachable from other machines.", valueName: "address"))
+    var host: String = SiteServer.defaultHost
+
+    @Option(help: ArgumentHelp("The port to listen on; 0 picks a free one.", valueName: "port"))
+    var port: UInt16 = SiteServer.defaultPort
+
+    func validate() throws {
+        try site.validate()
+        guard SiteServer.isAddress(host) else { throw ValidationError(ServeError.invalidHost(host).description) }
+    }
+
+    func run() throws {
+        let builder = site.builder()
+        let session = try WatchSession(builder: builder)
+        _ = try TerminationSignals { _ in stopWatching(session) }
+        // The first build comes before the server, so the first request finds the site there.
+        let first = session.buildOnce()
+        printReport(first)
+
+        let server: SiteServer
+        let address: SiteServer.ListeningAddress
+        do {
+            server = try SiteServer(SiteServer.Configuration(outputDirectory: builder.outputDirectory, host: host, port: port))
+            address = try waitFor { try await server.start() }
+        } catch let error as ServeError {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        printLine("serving \(address.url) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
+        printLine("watching \(WatchSession.watchedFolders.map { $0 + "/" }.joined(separator: ", ")) and "
+                  + "\(WatchSession.watchedFiles.joined(separator: ", ")) for changes")
+        try session.watch { report in
+            printReport(report)
+            if report.wroteFiles { server.liveReload.reload() }
+        }
+        try waitFor { await server.stop() }
+    }
+}
+
+/// Runs `operation` on the concurrency pool and blocks this (non-async) thread until it returns.
+private func waitFor<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) throws -> Value {
+    let outcome = Outcome<Value>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { outcome.result = .success(try await operation()) } catch { outcome.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.result!.get()
+}
+
+/// Carries a result from the task of `waitFor` to the waiting thread; the semaphore orders the two accesses.
+private final class Outcome<Value>: @unchecked Sendable {
+    var result: Result<Value, any Error>?
+}

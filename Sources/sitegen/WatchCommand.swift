@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import SiteBuild
+import SiteWatch
+
+/// `sitegen watch`: builds the site, then builds it again each time its sources, templates or configuration change.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Build the site, then rebuild it whenever content/, Templates/ or sitegen.yml change.",
+        discussion: """
+            Changes are collected until 100 ms pass without one (at most a second), then built in one go; each \
+            build prints one line: what changed, the time and the pages written. Only changed pages are rendered \
+            again. A failing build prints its errors and the watch goes on until the next save. The output folder, \
+            .sitegen/ and editors' swap and backup files are ignored. Ctrl-C stops it (status 0).
+            """
+    )
+
+    @OptionGroup var site: SiteOptions
+
+    func validate() throws {
+        try site.validate()
+    }
+
+    func run() throws {
+        let session = try WatchSession(builder: site.builder())
+        _ = try TerminationSignals { _ in stopWatching(session) }
+        try session.run { report in
+            printReport(report)
+            if report.changedPaths.isEmpty {
+                printLine("watching \(WatchSession.watchedFolders.map { $0 + "/" }.joined(separator: ", ")) and "
+                          + "\(WatchSession.watchedFiles.joined(separator: ", ")) for changes (Ctrl-C to stop)")
+            }
+        }
+    }
+}
+
+/// The site folder and output folder options that `build`, `watch` and `serve` share.
+struct SiteOptions: ParsableArguments {
+    @Option(name: .customLong("site"), help: ArgumentHelp("The site folder, holding sitegen.yml.", valueName: "folder"))
+    var site: String = "."
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the pages (default: output/ in the site folder).", valueName: "folder"))
+    var output: String?
+
+    func validate() throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: site, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("no site folder at '\(site)'; pass the folder that holds sitegen.yml with --site")
+        }
+    }
+
+    /// A builder for the site, showing load and render progress of long builds on standard error.
+    func builder() -> SiteBuilder {
+        var builder = SiteBuilder(root: URL(fileURLWithPath: site, isDirectory: true),
+                                  outputDirectory: output.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        let progress = ProgressLine()
+        builder.onLoadProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "loading") }
+        builder.onRenderProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "rendering") }
+        return builder
+    }
+}
+
+/// Ends a watch: the first signal lets the build under way finish; a second one, during a long build, exits at once
+/// (a build cut short is finished by the next one, so nothing is lost).
+func stopWatching(_ session: WatchSession) {
+    if stopRequests.increment() > 1 { _exit(0) }
+    session.stop()
+}
+
+private let stopRequests = SignalCounter()
+
+/// Counts termination signals; they arrive on a dispatch queue, so the count is behind a lock.
+final class SignalCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
+}
+
+/// Prints a build's warnings and errors on standard error and its one-line summary on standard output.
+func printReport(_ report: RebuildReport) {
+    for warning in report.warnings { printError("warning: \(warning)") }
+    for error in report.errors { printError("error: \(error)") }
+    printLine(timestamp() + " " + report.line)
+}
+
+/// Prints a line on standard output at once, so a log or a pipe sees each build when it happens.
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+private func timestamp() -> String {
+    var now = time(nil)
+    var parts = tm()
+    localtime_r(&now, &parts)
+    return String(format: "[%02d:%02d:%02d]", parts.tm_hour, parts.tm_min, parts.tm_sec)
+}

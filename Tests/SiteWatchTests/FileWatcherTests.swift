@@ -1,0 +1,154 @@
+import Foundation
+import SiteWatch
+import XCTest
+
+/// The inotify watcher on its own: what counts as a change, and how changes are batched.
+final class FileWatcherTests: XCTestCase {
+    private var root: URL!
+    private var watcher: FileWatcher!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-watcher-\(UUID().uuidString)")
+        for folder in ["content/records", "Templates", "output"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try "title: T\n".write(to: root.appendingPathComponent("sitegen.yml"), atomically: false, encoding: .utf8)
+        watcher = try FileWatcher(FileWatcher.Configuration(
+            root: root, folders: ["content", "Templates"], files: ["sitegen.yml"],
+            ignoredFolders: [root.appendingPathComponent("output"), root.appendingPathComponent("content/generated")],
+            quietPeriod: 0.1, maximumDelay: 0.5))
+    }
+
+    override func tearDownWithError() throws {
+        watcher.stop()
+        try FileManager.default.removeItem(at: root)
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        try text.write(to: root.appendingPathComponent(path), atomically: false, encoding: .utf8)
+    }
+
+    /// The next batch, or nil when none comes within `timeout` seconds (the watcher is then stopped for good).
+    private func nextBatch(within timeout: Double = 3) -> [String]? {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var batch: [String]?
+        let watcher = self.watcher!
+        Thread.detachNewThread {
+            batch = try? watcher.nextBatch()
+            done.signal()
+        }
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            watcher.stop()
+            done.wait()
+        }
+        return batch
+    }
+
+    func testWritesInAFolderComeAsOneBatchOfRelativePaths() throws {
+        try write("a", to: "content/records/a.csv")
+        try write("b", to: "content/records/b.csv")
+        try write("t", to: "Templates/list.mustache")
+        XCTAssertEqual(nextBatch(), ["Templates/list.mustache", "content/records/a.csv", "content/records/b.csv"])
+    }
+
+    func testAnEditorsSaveByRenameIsAChangeOfTheRealFileOnly() throws {
+        try write("old", to: "content/records/a.csv")
+        XCTAssertEqual(nextBatch(), ["content/records/a.csv"])
+        try write("new", to: "content/records/.a.csv.tmp")
+        XCTAssertEqual(rename(root.appendingPathComponent("content/records/.a.csv.tmp").path,
+                              root.appendingPathComponent("content/records/a.csv").path), 0)
+        XCTAssertEqual(nextBatch(), ["content/records/a.csv"])
+        // sitegen.yml is watched through its folder, so a rename over it is seen too, and seen again next time.
+        for round in 1...2 {
+            try write("title: \(round)\n", to: "sitegen.yml.new")
+            XCTAssertEqual(rename(root.appendingPathComponent("sitegen.yml.new").path, root.appendingPathComponent("sitegen.yml").path), 0)
+            XCTAssertEqual(nextBatch(), ["sitegen.yml"], "round \(round)")
+        }
+    }
+
+    func testFoldersCreatedLaterAreWatchedWithWhatTheyAlreadyHold() throws {
+        let folder = root.appendingPathComponent("content/pages/guides")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try write("x", to: "content/pages/guides/x.md")
+        XCTAssertEqual(nextBatch(), ["content/pages", "content/pages/guides", "content/pages/guides/x.md"])
+        try write("y", to: "content/pages/guides/y.md")
+        XCTAssertEqual(nextBatch(), ["content/pages/guides/y.md"])
+        // A folder moved in from outside the site, and one deleted.
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-outside-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try "z".write(to: outside.appendingPathComponent("z.md"), atomically: false, encoding: .utf8)
+        try FileManager.default.moveItem(at: outside, to: root.appendingPathComponent("content/moved"))
+        XCTAssertEqual(nextBatch(), ["content/moved", "content/moved/z.md"])
+        try write("zz", to: "content/moved/z.md")
+        XCTAssertEqual(nextBatch(), ["content/moved/z.md"])
+        try FileManager.default.removeItem(at: root.appendingPathComponent("content/pages"))
+        XCTAssertEqual(nextBatch(), ["content/pages", "content/pages/guides", "content/pages/guides/x.md", "content/pages/guides/y.md"])
+    }
+
+    func testAWatchedFolderDeletedAndMadeAgainIsWatchedAgain() throws {
+        try FileManager.default.removeItem(at: root.appendingPathComponent("Templates"))
+        XCTAssertEqual(nextBatch(), ["Templates"])
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Templates"), withIntermediateDirectories: true)
+        XCTAssertEqual(nextBatch(), ["Templates"])
+        try write("t", to: "Templates/page.mustache")
+        XCTAssertEqual(nextBatch(), ["Templates/page.mustache"])
+    }
+
+    func testSwapFilesBackupsAndIgnoredFoldersAreNoChange() throws {
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("content/generated"), withIntermediateDirectories: true)
+        for path in ["content/records/.a.csv.swp", "content/records/a.csv~", "content/records/4913", "content/records/#a.csv#",
+                     "content/generated/x.csv", "output/index.html", "other.txt"] {
+            try write("x", to: path)
+        }
+        try FileManager.default.removeItem(at: root.appendingPathComponent("content/records/4913"))
+        XCTAssertNil(nextBatch(within: 0.5))
+    }
+
+    func testAFileMadeAndRemovedWithinABatchIsNoChange() throws {
+        // sed -i writes a scratch file next to the file and renames it over; the scratch name never counts.
+        try write("x", to: "content/records/sedAbC124")
+        try write("a", to: "content/records/a.csv")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("content/records/sedAbC124"))
+        XCTAssertEqual(nextBatch(), ["content/records/a.csv"])
+        try write("x", to: "content/records/sedAbC123")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("content/records/sedAbC123"))
+        XCTAssertNil(nextBatch(within: 0.5))
+    }
+
+    func testAConstantStreamOfChangesIsHandedOutAfterTheMaximumDelay() throws {
+        let writer = Thread { [root] in
+            for round in 0..<40 {
+                try? "\(round)".write(to: root!.appendingPathComponent("content/records/a.csv"), atomically: false, encoding: .utf8)
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        writer.start()
+        let start = Date()
+        XCTAssertEqual(nextBatch(), ["content/records/a.csv"])
+        let waited = Date().timeIntervalSince(start)
+        XCTAssertLessThan(waited, 1.0, "a 2 s stream of writes 50 ms apart is batched after the 0.5 s maximum delay")
+        XCTAssertGreaterThan(waited, 0.4)
+        Thread.sleep(forTimeInterval: 1.8)
+    }
+
+    func testStopEndsAWaitingBatch() {
+        let start = Date()
+        let stopper = Thread { [watcher] in
+            Thread.sleep(forTimeInterval: 0.2)
+            watcher!.stop()
+        }
+        stopper.start()
+        XCTAssertNil(try watcher.nextBatch())
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+    }
+
+    func testEditorFileNamesAreIgnored() {
+        for name in [".about.md.swp", ".about.md.swx", "about.md~", "4913", "#about.md#", ".#about.md", ".DS_Store",
+                     "about.md___jb_tmp___", ".a.sitegen-12-34.tmp"] {
+            XCTAssertTrue(ChangeFilter.ignores(name: name), name)
+        }
+        for name in ["about.md", "failed-banks.csv", "4914", "list.mustache", "swp.md"] {
+            XCTAssertFalse(ChangeFilter.ignores(name: name), name)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import SiteServe
+import XCTest
+
+/// Runs `sitegen serve` on a copy of the example site.
+final class ServeCommandTests: XCTestCase {
+    /// The port from the `serving http://127.0.0.1:PORT/` line.
+    private func servedPort(_ serve: RunningSitegen) throws -> UInt16 {
+        XCTAssertTrue(serve.waitFor("for changes"), "not serving: \(serve.stdout) \(serve.stderr)")
+        let line = try XCTUnwrap(serve.stdout.split(separator: "\n").first { $0.hasPrefix("serving http://") }, serve.stdout)
+        let address = line.dropFirst("serving http://".count).prefix { $0 != "/" }
+        return try XCTUnwrap(UInt16(address.split(separator: ":").last ?? ""), String(line))
+    }
+
+    func testABuildThatWritesFilesSendsAReloadEventToOpenPages() throws {
+        let site = try ExampleSite.copy(for: self)
+        let serve = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)
+        let port = try servedPort(serve)
+
+        let page = try RawHTTPConnection(port: port).request("/banks/23917/")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.text.contains("Capitol Bank") && page.text.contains(LiveReload.script))
+
+        let events = try RawHTTPConnection(port: port)
+        try events.send(Array("GET \(LiveReload.eventsPath) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n".utf8))
+        XCTAssertTrue(events.read(until: "retry: 1000"), "no event stream")
+
+        let edited = Date()
+        try site.appendingPathComponent("content/records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
+        XCTAssertTrue(events.read(until: "event: reload"), "no reload event: \(serve.stdout)")
+        print("edit to reload event: \(String(format: "%.3f", Date().timeIntervalSince(edited))) s")
+        XCTAssertTrue(try RawHTTPConnection(port: port).request("/banks/23917/").text.contains("Capitol Savings Bank"))
+
+        // Ctrl-C with a page still listening.
+        XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
+    }
+
+    func testItListensOnTheLoopbackAddressByDefault() throws {
+        let site = try ExampleSite.copy(for: self)
+        let serve = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)
+        let port = try servedPort(serve)
+        XCTAssertTrue(serve.stdout.contains("serving http://127.0.0.1:\(port)/ from "), serve.stdout)
+        XCTAssertEqual(try RawHTTPConnection(host: "127.0.0.1", port: port).request("/").status, 200)
+        // Every other IPv4 address of this machine is refused (there may be none besides loopback).
+        for address in Self.otherIPv4Addresses() {
+            XCTAssertThrowsError(try RawHTTPConnection(host: address, port: port), "reachable on \(address)")
+        }
+        XCTAssertEqual(serve.stop(with: SIGTERM), 0, serve.stderr)
+    }
+
+    func testABadHostOrATakenPortFailsNamingIt() throws {
+        let site = try ExampleSite.copy(for: self)
+        let badHost = try RunningSitegen(["serve", "--site", site.path, "--host", "example.org"], in: site)
+        badHost.process.waitUntilExit()
+        XCTAssertEqual(badHost.process.terminationStatus, 64)
+        XCTAssertTrue(badHost.stderr.contains("--host 'example.org': not an IPv4 or IPv6 address"), badHost.stderr)
+
+        let first = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)
+        let port = try servedPort(first)
+        let second = try RunningSitegen(["serve", "--site", site.path, "--port", String(port)], in: site)
+        second.process.waitUntilExit()
+        XCTAssertEqual(second.process.terminationStatus, 1)
+        XCTAssertTrue(second.stderr.contains("error: cannot listen on 127.0.0.1:\(port): "), second.stderr)
+        XCTAssertEqual(first.stop(), 0)
+    }
+
+    private static func otherIPv4Addresses() -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var addresses: [String] = []
+        var entry = list
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet4 in
+                var raw = inet4.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &raw, &text, socklen_t(INET_ADDRSTRLEN))
+            }
+            let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !name.hasPrefix("127.") { addresses.append(name) }
+        }
+        return addresses
+    }
+}

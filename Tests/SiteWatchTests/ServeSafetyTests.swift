@@ -1,0 +1,124 @@
+import Foundation
+import SiteServe
+import XCTest
+
+/// The development server over a prepared output folder: what it serves, and that nothing outside the folder leaks.
+final class ServeSafetyTests: XCTestCase {
+    private var folder: URL!
+    private var server: SiteServer!
+    private var port: UInt16 = 0
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-serve-\(UUID().uuidString)")
+        let output = folder.appendingPathComponent("output")
+        try FileManager.default.createDirectory(at: output.appendingPathComponent("banks/10538"), withIntermediateDirectories: true)
+        let files = [
+            "secret.txt": "TOP-SECRET outside the output folder",
+            "output/index.html": "<!DOCTYPE html>\n<html><body><h1>Home</h1></BODY>\n</html>\n",
+            "output/banks/10538/index.html": "<html><body>Bank 10538</body></html>\n",
+            "output/style.css": "body { color: black }\n",
+            "output/states/index.md": "| state | banks |\n",
+            "output/404.html": "<html><body>NOT-FOUND-PAGE</body></html>\n",
+            "output/.index.html.sitegen-123-456.tmp": "<html><body>HALF WRITTEN",
+        ]
+        for (path, text) in files {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: false, encoding: .utf8)
+        }
+        XCTAssertEqual(symlink(folder.appendingPathComponent("secret.txt").path, output.appendingPathComponent("leak.txt").path), 0)
+        XCTAssertEqual(symlink("..", output.appendingPathComponent("up").path), 0)
+        XCTAssertEqual(symlink("/etc", output.appendingPathComponent("etc").path), 0)
+        XCTAssertEqual(symlink("index.html", output.appendingPathComponent("alias.html").path), 0)
+
+        server = try SiteServer(SiteServer.Configuration(outputDirectory: output, port: 0))
+        port = try startBlocking(server).port
+    }
+
+    override func tearDownWithError() throws {
+        stopBlocking(server)
+        try FileManager.default.removeItem(at: folder)
+    }
+
+    private func get(_ target: String, method: String = "GET") throws -> RawHTTPConnection.Response {
+        try RawHTTPConnection(port: port).request(target, method: method, keepAlive: false)
+    }
+
+    func testPathsThatReachOutsideTheOutputFolderAreNotFound() throws {
+        let attacks = [
+            "/../etc/passwd", "/../../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/%2E%2E/", "/%2E%2e/secret.txt",
+            "/..%2fsecret.txt", "/%2e%2e%2fsecret.txt", "/banks/../../secret.txt", "/banks/%2e%2e/%2e%2e/secret.txt",
+            "//etc/passwd", "//secret.txt", "/banks//10538/", "/.%2e/secret.txt", "/./index.html", "/..", "/%5c..%5csecret.txt",
+            "/index.html%00", "/index.html%00.txt", "/%00/", "/banks/10538/index.html%00",
+            "/leak.txt", "/up/secret.txt", "/up/", "/up", "/etc/passwd", "/etc/",
+            "/.index.html.sitegen-123-456.tmp", "/%2eindex.html.sitegen-123-456.tmp",
+            "http://localhost/../secret.txt", "*",
+        ]
+        for target in attacks {
+            let response = try get(target)
+            XCTAssertEqual(response.status, 404, target)
+            XCTAssertFalse(response.text.contains("TOP-SECRET"), target)
+            XCTAssertFalse(response.text.contains("root:"), target)
+            XCTAssertFalse(response.text.contains("HALF WRITTEN"), target)
+        }
+        // A raw NUL in the request line.
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send(Array("GET /index.html".utf8) + [0] + Array(" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8))
+        XCTAssertTrue(connection.read(until: "HTTP/1.1 404"))
+    }
+
+    func testFoldersServeTheirIndexAndRedirectWithoutTheirSlash() throws {
+        let home = try get("/")
+        XCTAssertEqual(home.status, 200)
+        XCTAssertEqual(home.headers["content-type"], "text/html; charset=utf-8")
+        XCTAssertEqual(home.text, "<!DOCTYPE html>\n<html><body><h1>Home</h1>\(LiveReload.script)</BODY>\n</html>\n")
+        XCTAssertEqual(try get("/banks/10538/").text, "<html><body>Bank 10538\(LiveReload.script)</body></html>\n")
+        XCTAssertEqual(try get("/banks/10538/index.html").status, 200)
+        XCTAssertEqual(try get("/alias.html").status, 200, "a link inside the folder is served")
+
+        let redirect = try get("/banks/10538?page=2")
+        XCTAssertEqual(redirect.status, 301)
+        XCTAssertEqual(redirect.headers["location"], "/banks/10538/?page=2")
+        XCTAssertEqual(try get("/banks").headers["location"], "/banks/")
+
+        let missing = try get("/banks/99999/")
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertTrue(missing.text.contains("NOT-FOUND-PAGE") && missing.text.contains(LiveReload.script), missing.text)
+        XCTAssertEqual(try get("/style.css/").status, 404, "a file is not a folder")
+        XCTAssertEqual(try get("/banks/10538/", method: "POST").status, 405)
+
+        let head = try get("/", method: "HEAD")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.headers["content-length"], String(home.body.count))
+    }
+
+    func testTheSitesOwn404PageIsOptional() throws {
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("output/404.html"))
+        let missing = try get("/nothing-here")
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(missing.text, "404 Not Found\n")
+    }
+
+    func testEachKindOfFileHasItsContentType() throws {
+        XCTAssertEqual(try get("/style.css").headers["content-type"], "text/css; charset=utf-8")
+        XCTAssertEqual(try get("/states/index.md").headers["content-type"], "text/markdown; charset=utf-8")
+        let expected = [
+            "a.html": "text/html; charset=utf-8", "a.css": "text/css; charset=utf-8", "a.js": "text/javascript; charset=utf-8",
+            "feed.json": "application/json", "sitemap.xml": "application/xml; charset=utf-8",
+            "atom.xml": "application/atom+xml; charset=utf-8", "rss.xml": "application/rss+xml; charset=utf-8",
+            "news.atom": "application/atom+xml; charset=utf-8", "news.rss": "application/rss+xml; charset=utf-8",
+            "chart.svg": "image/svg+xml", "a.png": "image/png", "a.JPG": "image/jpeg", "a.jpeg": "image/jpeg",
+            "a.gif": "image/gif", "a.webp": "image/webp", "robots.txt": "text/plain; charset=utf-8",
+            "index.md": "text/markdown; charset=utf-8", "font.woff2": "font/woff2", "LICENSE": "application/octet-stream",
+        ]
+        for (name, type) in expected { XCTAssertEqual(ContentType.of(fileNamed: name), type, name) }
+    }
+
+    func testTheServerListensOnThisMachineOnlyUnlessToldOtherwise() throws {
+        XCTAssertEqual(SiteServer.defaultHost, "127.0.0.1")
+        XCTAssertEqual(SiteServer.Configuration(outputDirectory: folder).host, "127.0.0.1")
+        XCTAssertEqual(server.configuration.host, "127.0.0.1")
+        XCTAssertTrue(SiteServer.isAddress("::1") && SiteServer.isAddress("0.0.0.0") && SiteServer.isAddress("localhost"))
+        XCTAssertFalse(SiteServer.isAddress("example.org"))
+    }
+}

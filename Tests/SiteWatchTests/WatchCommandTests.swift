@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+
+/// Runs `sitegen watch` on a copy of the example site and edits the site under it.
+final class WatchCommandTests: XCTestCase {
+    func testAnEditedRecordReachesItsPageWithinASecondAndNewFilesInNewFoldersBuild() throws {
+        let site = try ExampleSite.copy(for: self)
+        // Nested pages, so that a folder made during the watch holds a page the build picks up.
+        try site.appendingPathComponent("sitegen.yml").replace("sources: content/pages/*.md", with: "sources: content/pages/**/*.md")
+        let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
+        XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
+        let page = site.appendingPathComponent("output/banks/23917/index.html")
+        XCTAssertTrue(page.text.contains("Capitol Bank"))
+
+        let edited = Date()
+        try site.appendingPathComponent("content/records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
+        XCTAssertTrue(poll(timeout: 1) { page.text.contains("Capitol Savings Bank") }, "not rebuilt within 1 s: \(watch.stdout)")
+        print("edit to page: \(String(format: "%.3f", Date().timeIntervalSince(edited))) s")
+        XCTAssertTrue(watch.waitFor("content/records/failed-banks.csv changed: built in"), watch.stdout)
+
+        let folder = site.appendingPathComponent("content/pages/guides/deeper")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "---\ntitle: Reading a call report\n---\nStart with the balance sheet.\n"
+            .write(to: folder.appendingPathComponent("call-reports.md"), atomically: false, encoding: .utf8)
+        let newPage = site.appendingPathComponent("output/call-reports/index.html")
+        XCTAssertTrue(poll(timeout: 5) { newPage.text.contains("Start with the balance sheet.") }, "new page not built: \(watch.stdout)")
+        XCTAssertTrue(watch.waitFor("content/pages/guides/deeper/call-reports.md"), watch.stdout)
+
+        XCTAssertEqual(watch.stop(with: SIGINT), 0, watch.stderr)
+        XCTAssertFalse(watch.stderr.contains("error:"), watch.stderr)
+    }
+
+    func testAFailingBuildPrintsItsErrorAndTheWatchBuildsTheFix() throws {
+        let site = try ExampleSite.copy(for: self)
+        let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
+        XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
+        let config = site.appendingPathComponent("sitegen.yml")
+
+        try config.replace("kind: csv", with: "kind: spreadsheet")
+        XCTAssertTrue(watch.waitFor("error: sitegen.yml:9:11: unknown kind 'spreadsheet'", inStandardError: true, timeout: 10), watch.stderr)
+        XCTAssertTrue(watch.waitFor("sitegen.yml changed: build failed in"), watch.stdout)
+
+        // Fixed the way many editors save: a new file renamed over the old one.
+        let fixed = config.text.replacingOccurrences(of: "kind: spreadsheet", with: "kind: csv")
+        try fixed.write(to: site.appendingPathComponent(".sitegen.yml.swp"), atomically: false, encoding: .utf8)
+        XCTAssertEqual(rename(site.appendingPathComponent(".sitegen.yml.swp").path, config.path), 0)
+        XCTAssertTrue(watch.waitFor("sitegen.yml changed: built in", timeout: 10), watch.stdout)
+
+        // A broken template fails the build the same way, naming the template.
+        let template = site.appendingPathComponent("Templates/page.mustache")
+        let original = template.text
+        try Data((original + "{{#unclosed}}").utf8).write(to: template)
+        XCTAssertTrue(watch.waitFor("Templates/page.mustache changed: build failed in", timeout: 10), watch.stdout + watch.stderr)
+        XCTAssertTrue(watch.stderr.contains("page.mustache"), watch.stderr)
+        try Data(original.utf8).write(to: template)
+        XCTAssertTrue(watch.waitFor("Templates/page.mustache changed: built in", timeout: 10), watch.stdout)
+
+        XCTAssertEqual(watch.stop(with: SIGTERM), 0)
+    }
+}
