@@ -67,14 +67,11 @@ struct CollectionLoader {
         var present = Set<String>()
         var plans: [FilePlan] = []
         let known = try store.fingerprints(ofCollection: collection.name)
-        // Paths as strings: Foundation's URL costs microseconds per file, which a hundred thousand files notice.
-        let rootPath = root.path
         for pattern in collection.sources {
-            let globbed = SourceGlob(pattern: pattern).files(under: root)
-            for file in globbed where present.insert(file).inserted {
-                guard let stat = Self.statFingerprint(path: rootPath + "/" + file) else { continue }
-                let previous = known[file]
-                plans.append(FilePlan(root: root, path: file, stat: stat, needsReading: !Self.isUnchanged(stat, since: previous)))
+            for entry in SourceGlob(pattern: pattern).entries(under: root) where present.insert(entry.path).inserted {
+                let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
+                let previous = known[SiteStore.pathKey(entry.path)]
+                plans.append(FilePlan(root: root, path: entry.path, stat: stat, needsReading: !Self.isUnchanged(stat, since: previous)))
             }
         }
         return plans
@@ -199,15 +196,6 @@ struct CollectionLoader {
         var input = try SourceInput(contentsOf: file.url, displayName: file.path)
         input.forEachChunk { _ in }
         return input.hash.signed
-    }
-
-    /// Size and modification time of the file at `path`, through symbolic links (a linked data file that
-    /// changes is a changed source), `nil` when it is not a regular file; the hash is filled in once it is read.
-    static func statFingerprint(path: String) -> SiteStore.SourceFingerprint? {
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
-        return SiteStore.SourceFingerprint(size: Int64(status.st_size), modified: modified, hash: 0, succeeded: true)
     }
 
     private func source(for collection: CollectionConfig, file: String) -> any Source {

@@ -18,7 +18,7 @@ final class OutputWriter: @unchecked Sendable {
     var written: Int { lock.withLock { writtenCount } }
     /// Files whose bytes were already there.
     var unchanged: Int { lock.withLock { unchangedCount } }
-    /// Every path (relative to `root`) this build produced, with its content hash.
+    /// Every path (relative to `root`) this build rendered, with its content hash.
     var manifest: [String: Int64] { lock.withLock { paths } }
 
     init(root: URL, dryRun: Bool = false) {
@@ -29,10 +29,6 @@ final class OutputWriter: @unchecked Sendable {
     /// The files written (or, in a dry run, that would be) because their bytes changed, in no particular order.
     var changed: [String] { lock.withLock { changedPaths } }
 
-    /// Notes a file the last build wrote and this one keeps without rendering it.
-    func keep(_ path: String, hash: Int64) {
-        lock.withLock { paths[path] = hash }
-    }
 
     /// Writes `contents` to `path` (relative, e.g. `banks/10538/index.html`) unless the file already holds exactly it.
     func write(_ contents: String, to path: String) throws {
@@ -90,23 +86,25 @@ final class OutputWriter: @unchecked Sendable {
         }
     }
 
-    /// Deletes files the previous build wrote that this one did not, and folders left empty; returns the
-    /// files deleted (in a dry run, that would be). After an interrupted build (`everyFile`), every file in the folder that this build did not
-    /// write is deleted, temporary files of a killed writer among them, so the folder is what a clean build writes.
-    func deleteStale(previous: [String: Int64], everyFile: Bool = false) -> [String] {
+    /// Deletes the files in `stale` (the last build's files that no page claims now), and folders left
+    /// empty; returns the files deleted (in a dry run, that would be). After an interrupted build,
+    /// `sweepingAllBut` is every file this build wrote: then every other file in the folder goes too,
+    /// temporary files of a killed writer among them, so the folder is what a clean build writes.
+    func deleteStale(_ stale: [String], sweepingAllBut current: Set<String>? = nil) -> [String] {
         var deleted: [String] = []
-        let current = manifest
-        var candidates = Set(previous.keys)
-        if everyFile, let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey]) {
+        var candidates = Set(stale)
+        if let current, let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey]) {
             let prefix = root.standardizedFileURL.path + "/"
             for case let url as URL in walker {
                 let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
                 guard values?.isRegularFile == true || values?.isSymbolicLink == true else { continue }
                 let path = url.standardizedFileURL.path
-                if path.hasPrefix(prefix) { candidates.insert(String(path.dropFirst(prefix.count))) }
+                if path.hasPrefix(prefix), !current.contains(String(path.dropFirst(prefix.count))) {
+                    candidates.insert(String(path.dropFirst(prefix.count)))
+                }
             }
         }
-        for path in candidates.sorted() where current[path] == nil {
+        for path in candidates.sorted() {
             let url = root.appendingPathComponent(path)
             if dryRun {
                 if FileManager.default.fileExists(atPath: url.path) { deleted.append(path) }

@@ -266,7 +266,10 @@ struct PageRenderer {
         defer { try? controller.persistCache() }
         let snapshot = controller.snapshot
         let count = snapshot.ids.count
+        // Who has each page: records rendered by path, records kept by their place in the last manifest
+        // (a string per kept page cost more than the rest of keeping it).
         var owners: [String: String] = [:]
+        var ownedSlots = Set<Int>()
         var problems: [SourceError] = []
         let throttle = ProgressThrottle(step: "detail pages of \(collection.name)", total: count, report: progress)
         defer { throttle.finish() }
@@ -283,31 +286,31 @@ struct PageRenderer {
             return PageInputs(settings: settings.signed, template: templateFingerprint(detail.template), data: data.signed)
         }
         let dirty = relatedChanges[collection.name] ?? []
-        let lastPaths = plan.detailPaths[collection.name] ?? [:]
         for offset in 0..<count {
             throttle.advance(to: offset)
             let id = snapshot.ids[offset]
             var pageInputs = inputs(offset)
+            let last = plan.lastDetail(of: id, in: collection.name)
             // When a neighbour changed, what counts is whether its title or link did: read, for these pages only.
-            if let last = lastPaths[id].flatMap({ plan.previous[$0]?.inputs }), last.data == pageInputs.data, plan.renderAllReason == nil {
-                pageInputs.content = last.content
+            if let recorded = last?.entry.inputs, recorded.data == pageInputs.data, plan.renderAllReason == nil {
+                pageInputs.content = recorded.content
             } else {
                 pageInputs.content = try linksFingerprint(offset: offset, snapshot: snapshot, controller: controller, presenter: presenter)
             }
             // An unchanged record keeps the page the last build gave it, unless an earlier record now claims it.
-            if let file = lastPaths[id], owners[file] == nil,
-                plan.reason(for: [file], inputs: pageInputs, dirty: dirty.contains(id),
+            if let last, !ownedSlots.contains(last.slot),
+                plan.reason(for: [last.slot], inputs: pageInputs, dirty: dirty.contains(id),
                             explain: { explainDetail(id: id, offset: offset, snapshot: snapshot, delta: delta, table: collection.name) }) == nil
             {
-                let key = plan.previous[file]!.key
-                plan.keep([file], inputs: pageInputs, record: PageRecord(inputs: nil, hash: 0, owner: collection.name, record: id, key: key))
-                owners[file] = key
+                plan.keep([last.slot], inputs: pageInputs)
+                ownedSlots.insert(last.slot)
                 continue
             }
             let row = try controller.objects(in: offset..<(offset + 1))[0]
             guard let path = presenter.detailPath(row) else { continue }
             let key = row["_key"]?.stringValue ?? "", file = String(path.dropFirst()) + "index.html"
-            if let owner = owners[file] {
+            let slot = plan.slot(of: file)
+            if let owner = owners[file] ?? slot.flatMap({ ownedSlots.contains($0) ? plan.previous(file)?.key : nil }) {
                 let source = row["_source"]?.stringValue ?? collection.name
                 let line = row["_line"]?.int64Value.map(Int.init)
                 problems.append(SourceError(file: source, line: line, reason:
@@ -315,8 +318,9 @@ struct PageRenderer {
                 continue
             }
             owners[file] = key
+            if let slot { ownedSlots.insert(slot) }
             let record = PageRecord(inputs: nil, hash: 0, owner: collection.name, record: id, key: key)
-            guard plan.needsRender([file], inputs: pageInputs, about: record, dirty: dirty.contains(id) || lastPaths[id] != file,
+            guard plan.needsRender([file], inputs: pageInputs, about: record, dirty: dirty.contains(id) || last?.path != file,
                                    explain: { explainDetail(id: id, offset: offset, snapshot: snapshot, delta: delta, table: collection.name) })
             else { continue }
             var context: [String: Any] = [
@@ -431,22 +435,38 @@ struct PageRenderer {
     /// `robots.txt`, and `sitemap.xml` listing every page written so far, which needs an absolute `baseURL`.
     func renderSiteFiles(navigation: [[String: Any]]) throws {
         if templates.names.contains("404") {
-            let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
-            try writer.write(templates.render("404", context: context, knownNames: config.templateNames), to: "404.html")
+            let inputs = PageInputs(settings: siteFingerprint, template: templateFingerprint("404"), data: 0)
+            if plan.needsRender(["404.html"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
+                let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
+                try writer.write(templates.render("404", context: context, knownNames: config.templateNames), to: "404.html")
+            }
         }
         let absolute = URL(string: config.baseURL)?.scheme != nil
         var robots = "User-agent: *\nAllow: /\n"
         if absolute {
             robots += "\nSitemap: \(config.baseURL)sitemap.xml\n"
-            let pages = writer.manifest.keys.filter { $0.hasSuffix("index.html") }.sorted()
-            var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
-            for page in pages {
-                sitemap += "<url><loc>" + escapeXML(config.baseURL + page.dropLast("index.html".count)) + "</loc></url>\n"
+            // The sitemap changes only when pages come or go: listing them all is not redone for edits.
+            let pages = { plan.currentPaths().filter { $0.hasSuffix("index.html") }.sorted() }
+            var data: Int64
+            if !plan.pageSetChanged(), let last = plan.previous("sitemap.xml")?.inputs {
+                data = last.data
+            } else {
+                data = Fingerprint.of(pages())
             }
-            sitemap += "</urlset>\n"
-            try writer.write(sitemap, to: "sitemap.xml")
+            let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: data)
+            if plan.needsRender(["sitemap.xml"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "pages added or removed" }) {
+                var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+                for page in pages() {
+                    sitemap += "<url><loc>" + escapeXML(config.baseURL + page.dropLast("index.html".count)) + "</loc></url>\n"
+                }
+                sitemap += "</urlset>\n"
+                try writer.write(sitemap, to: "sitemap.xml")
+            }
         }
-        try writer.write(robots, to: "robots.txt")
+        let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: 0)
+        if plan.needsRender(["robots.txt"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
+            try writer.write(robots, to: "robots.txt")
+        }
     }
 
     private func neighbour(_ row: Row, _ presenter: RecordPresenter) -> [String: Any] {

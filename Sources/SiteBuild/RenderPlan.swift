@@ -3,10 +3,11 @@ import SiteStore
 
 /// Decides, page by page, which pages a build renders: a page whose inputs (settings, templates, rows and
 /// place among the pages) are what the last complete build recorded is kept as it is; any other page is
-/// rendered, with the reason why. It also gathers the manifest the build leaves for the next one.
+/// rendered, with the reason why. It also gathers what the build changes in the manifest it leaves.
 ///
-/// Every page's inputs are computed, which costs a hash of its row ids and versions (milliseconds for a
-/// hundred thousand rows), and only the pages whose inputs changed are read and rendered: O(changes).
+/// Every page's inputs are computed from the controllers' ids and versions (no rows read), and only the
+/// pages whose inputs changed are read and rendered. A kept page costs a mark in a bit array: the manifest
+/// is not rebuilt, only its changed and removed entries are written.
 final class RenderPlan: @unchecked Sendable {
     /// A page rendered (or, in a dry run, that would be) and why.
     struct Rendered: Sendable {
@@ -14,29 +15,50 @@ final class RenderPlan: @unchecked Sendable {
         var reason: String
     }
 
-    /// The last complete build's files, by path.
-    let previous: [String: PageRecord]
     /// Why every page is rendered, when it is (no manifest, an interrupted build, `--full`).
     let renderAllReason: String?
-    /// Each detail collection's pages from the last build: record id to path.
-    let detailPaths: [String: [Int64: String]]
+    private let paths: [String]
+    private let entries: [PageRecord]
+    private let index: [String: Int]
+    /// Per detail collection, record id to the index of its last page.
+    private let details: [String: [Int64: Int]]
 
-    private let writer: OutputWriter
     private let lock = NSLock()
-    private var entries: [String: PageRecord] = [:]
+    private var seen: [Bool]
+    private var changed: [String: PageRecord] = [:]
     private var renderedUnits: [Rendered] = []
     private var keptFiles = 0
+    private var addedFiles = 0
+    private static let siteFiles: Set<String> = ["sitemap.xml", "robots.txt", "404.html"]
 
-    /// Plans against the `previous` manifest; with `renderAllReason`, every page is rendered. Kept files
-    /// are reported to `writer`, so that it deletes only what no page claims.
-    init(previous: [String: PageRecord], renderAllReason: String?, writer: OutputWriter) {
-        self.previous = previous
-        self.writer = writer
+    /// Plans against the `previous` manifest; with `renderAllReason`, every page is rendered.
+    init(previous: [String: PageRecord], renderAllReason: String?) {
         self.renderAllReason = renderAllReason
-        var details: [String: [Int64: String]] = [:]
-        for (path, entry) in previous where entry.record != 0 { details[entry.owner, default: [:]][entry.record] = path }
-        detailPaths = details
+        paths = Array(previous.keys)
+        entries = paths.map { previous[$0]! }
+        var index: [String: Int] = [:], details: [String: [Int64: Int]] = [:]
+        index.reserveCapacity(paths.count)
+        for (offset, path) in paths.enumerated() {
+            index[path] = offset
+            if entries[offset].record != 0 { details[entries[offset].owner, default: [:]][entries[offset].record] = offset }
+        }
+        self.index = index
+        self.details = details
+        seen = Array(repeating: false, count: paths.count)
     }
+
+    /// The last build's entry for `path`.
+    func previous(_ path: String) -> PageRecord? {
+        index[path].map { entries[$0] }
+    }
+
+    /// The last build's page of record `id` of `collection`: its place in the manifest, path and entry.
+    func lastDetail(of id: Int64, in collection: String) -> (slot: Int, path: String, entry: PageRecord)? {
+        details[collection]?[id].map { ($0, paths[$0], entries[$0]) }
+    }
+
+    /// The place of `path` in the last manifest.
+    func slot(of path: String) -> Int? { index[path] }
 
     /// Whether the page made of `paths` (a page and the files written with it: its feeds, its Markdown
     /// twin) must be rendered, and then it is planned so; when not, their manifest entries carry over.
@@ -45,21 +67,23 @@ final class RenderPlan: @unchecked Sendable {
     func needsRender(_ paths: [String], inputs: PageInputs, about record: PageRecord, dirty: Bool = false,
                      explain: () -> String) -> Bool
     {
-        guard let reason = reason(for: paths, inputs: inputs, dirty: dirty, explain: explain) else {
-            keep(paths, inputs: inputs, record: record)
+        let slots = paths.map { index[$0] }
+        guard let reason = reason(for: slots, inputs: inputs, dirty: dirty, explain: explain) else {
+            keep(slots.map { $0! }, inputs: inputs)
             return false
         }
         render(paths, inputs: inputs, record: record, reason: reason)
         return true
     }
 
-    /// Why the page made of `paths` must be rendered, `nil` when the last build's files are still right.
-    func reason(for paths: [String], inputs: PageInputs, dirty: Bool, explain: () -> String) -> String? {
+    /// Why the page whose files are at `slots` of the last manifest must be rendered, `nil` when the last
+    /// build's files are still right.
+    func reason(for slots: [Int?], inputs: PageInputs, dirty: Bool, explain: () -> String) -> String? {
         if let renderAllReason { return renderAllReason }
         var old: PageInputs?
-        for path in paths {
-            guard let entry = previous[path] else { return "new page" }
-            guard let recorded = entry.inputs else { return "no record of what it was made from" }
+        for slot in slots {
+            guard let slot else { return "new page" }
+            guard let recorded = entries[slot].inputs else { return "no record of what it was made from" }
             old = recorded
         }
         guard let old else { return "new page" }
@@ -69,18 +93,20 @@ final class RenderPlan: @unchecked Sendable {
         return nil
     }
 
-    /// Carries the last build's files of a page over, unrendered.
-    func keep(_ paths: [String], inputs: PageInputs, record: PageRecord) {
-        var entry = record
-        entry.inputs = inputs
+    /// Carries the last build's files at `slots` over, unrendered (their entries are rewritten only when
+    /// their recorded inputs differ in what does not show, e.g. a neighbour's version).
+    func keep(_ slots: [Int], inputs: PageInputs) {
         lock.lock()
         defer { lock.unlock() }
-        for path in paths {
-            entry.hash = previous[path]!.hash
-            entries[path] = entry
-            writer.keep(path, hash: entry.hash)
+        for slot in slots {
+            seen[slot] = true
+            if entries[slot].inputs != inputs {
+                var entry = entries[slot]
+                entry.inputs = inputs
+                changed[paths[slot]] = entry
+            }
         }
-        keptFiles += paths.count
+        keptFiles += slots.count
     }
 
     /// Plans a page to be rendered, for `reason`; its files' hashes come from the writer at the end.
@@ -90,12 +116,25 @@ final class RenderPlan: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         renderedUnits.append(Rendered(path: paths[0], reason: reason))
-        for path in paths { entries[path] = entry }
+        for path in paths {
+            changed[path] = entry
+            if let slot = index[path] { seen[slot] = true } else { addedFiles += 1 }
+        }
     }
 
-    /// Adds a file rendered every build (the sitemap, robots.txt, the 404 page): no inputs to compare.
-    func alwaysRendered(_ path: String) {
-        lock.withLock { entries[path] = PageRecord(inputs: nil, hash: 0) }
+    /// Whether the pages planned so far are not the files the last build left: some are new, or some of
+    /// those (other than the site files, planned after the pages) are gone.
+    func pageSetChanged() -> Bool {
+        lock.withLock {
+            addedFiles > 0 || seen.indices.contains { !seen[$0] && !Self.siteFiles.contains(paths[$0]) }
+        }
+    }
+
+    /// Every file planned so far, kept or rendered.
+    func currentPaths() -> [String] {
+        lock.withLock {
+            seen.indices.filter { seen[$0] }.map { paths[$0] } + changed.keys.filter { index[$0] == nil }
+        }
     }
 
     /// The pages rendered, with their reasons, in the order they were planned.
@@ -103,19 +142,16 @@ final class RenderPlan: @unchecked Sendable {
     /// How many files were kept without rendering.
     var kept: Int { lock.withLock { keptFiles } }
 
-    /// The new manifest, given the hashes of the files this build wrote (or would write).
-    func manifest(hashes: [String: Int64]) -> [String: PageRecord] {
+    /// What the build changes in the manifest: the entries rendered (with the hashes of the files written,
+    /// or that would be, from `hashes`) or kept with new inputs, and the paths no page claims any more.
+    func manifestChanges(hashes: [String: Int64]) -> (changed: [String: PageRecord], removed: [String]) {
         lock.withLock {
-            var result = entries
+            var result = changed
             for (path, hash) in hashes {
                 if result[path] != nil { result[path]!.hash = hash } else { result[path] = PageRecord(inputs: nil, hash: hash) }
             }
-            return result
+            let removed = seen.indices.filter { !seen[$0] && result[paths[$0]] == nil }.map { paths[$0] }.sorted()
+            return (result, removed)
         }
-    }
-
-    /// The paths the last build left that this one does not produce.
-    func removedPaths(from manifest: [String: PageRecord]) -> [String] {
-        previous.keys.filter { manifest[$0] == nil }.sorted()
     }
 }

@@ -83,7 +83,7 @@ public struct SiteBuilder {
         let renderAll: String? = options.full ? "full build requested" : interrupted ? "the last build did not finish"
             : previous.isEmpty ? "first build" : nil
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
-        let plan = RenderPlan(previous: previous, renderAllReason: renderAll, writer: writer)
+        let plan = RenderPlan(previous: previous, renderAllReason: renderAll)
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
         var templateFingerprints: [String: Int64] = [:]
         for name in templates.names {
@@ -124,11 +124,9 @@ public struct SiteBuilder {
         }
         clock.lap("render", into: &summary)
 
-        let manifest = plan.manifest(hashes: writer.manifest)
-        summary.deletedPaths = writer.deleteStale(previous: previous.mapValues(\.hash), everyFile: interrupted).sorted()
-        let removed = plan.removedPaths(from: manifest)
-        var changed: [String: PageRecord] = [:]
-        for (path, entry) in manifest where previous[path] != entry { changed[path] = entry }
+        let (changed, removed) = plan.manifestChanges(hashes: writer.manifest)
+        // After an interrupted build every page was rendered, so the writer knows every file there should be.
+        summary.deletedPaths = writer.deleteStale(removed, sweepingAllBut: interrupted ? Set(writer.manifest.keys) : nil).sorted()
         try store.updatePageManifest(changed: changed, removed: removed)
         summary.rendered = plan.rendered.map { BuildSummary.RenderedPage(path: $0.path, reason: $0.reason) }
         summary.pagesKept = plan.kept

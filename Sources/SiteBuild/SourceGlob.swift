@@ -7,47 +7,73 @@ import Foundation
 struct SourceGlob {
     let pattern: String
 
+    /// A matching file, with its size and modification time (through a symbolic link, its target's).
+    struct Entry {
+        let path: String
+        let size: Int64
+        let modified: Double
+    }
+
     /// Matching files relative to `root`, sorted so that loading order never depends on the file system.
     func files(under root: URL) -> [String] {
+        entries(under: root).map(\.path)
+    }
+
+    /// Matching files relative to `root` with their sizes and modification times, sorted by path. Each is
+    /// looked up from its folder (`fstatat`), not from the root: a path walk per file cost more than the stat.
+    func entries(under root: URL) -> [Entry] {
         let components = pattern.split(separator: "/").map(String.init)
         let literalPrefix = components.prefix { !$0.contains(where: { "*?[".contains($0) }) }
+        let rootPath = root.standardizedFileURL.path
         guard literalPrefix.count < components.count else {
-            return FileManager.default.fileExists(atPath: root.appendingPathComponent(pattern).path) ? [pattern] : []
+            var status = stat()
+            guard stat(rootPath + "/" + pattern, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [] }
+            return [Entry(path: pattern, size: Int64(status.st_size), modified: Self.modified(status))]
         }
         let base = literalPrefix.joined(separator: "/")
         let recursive = pattern.contains("**")
         let flags = recursive ? 0 : FNM_PATHNAME
         let glob = recursive ? pattern.replacingOccurrences(of: "**/", with: "*") : pattern
         let depth = recursive ? Int.max : components.count - literalPrefix.count
-        var matches: [String] = []
-        walk(root.standardizedFileURL.path, relative: base, depth: depth) { relative in
-            if fnmatch(glob, relative, flags) == 0 { matches.append(relative) }
-        }
-        return matches.sorted()
+        var matches: [Entry] = []
+        walk(rootPath, relative: base, depth: depth, glob: glob, flags: flags, into: &matches)
+        return matches.sorted { $0.path < $1.path }
     }
 
-    /// Calls `found` with each regular file (or link to one) under `relative`, at most `depth` levels down.
-    private func walk(_ rootPath: String, relative: String, depth: Int, found: (String) -> Void) {
+    private static func modified(_ status: stat) -> Double {
+        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// Adds each regular file (or link to one) under `relative` matching `glob`, at most `depth` levels down.
+    private func walk(_ rootPath: String, relative: String, depth: Int, glob: String, flags: Int32, into matches: inout [Entry]) {
         guard depth > 0, let folder = opendir(relative.isEmpty ? rootPath : rootPath + "/" + relative) else { return }
         defer { closedir(folder) }
+        let descriptor = dirfd(folder)
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard !name.hasPrefix(".") else { continue }
             let path = relative.isEmpty ? name : relative + "/" + name
-            var type = Int32(entry.pointee.d_type)
-            if type == Int32(DT_LNK) || type == Int32(DT_UNKNOWN) {
-                // A symbolic link to a file counts as the file (data is often linked in from elsewhere);
-                // links to folders are not followed, so a loop of links cannot hang the walk.
-                var status = stat()
-                guard stat(rootPath + "/" + path, &status) == 0 else { continue }
-                let isFolder = (status.st_mode & S_IFMT) == S_IFDIR
-                if isFolder && type == Int32(DT_LNK) { continue }
-                type = isFolder ? Int32(DT_DIR) : (status.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : -1
-            }
+            let type = Int32(entry.pointee.d_type)
             if type == Int32(DT_DIR) {
-                walk(rootPath, relative: path, depth: depth - 1, found: found)
-            } else if type == Int32(DT_REG) {
-                found(path)
+                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)
+                continue
+            }
+            // Files (and links, and entries of unknown type) are looked at only when their name matches.
+            let isFile = type == Int32(DT_REG) || type == Int32(DT_LNK) || type == Int32(DT_UNKNOWN)
+            guard isFile, type == Int32(DT_UNKNOWN) || fnmatch(glob, path, flags) == 0 else { continue }
+            var status = stat()
+            // Through links: a symbolic link to a file counts as the file (data is often linked in from elsewhere).
+            guard fstatat(descriptor, name, &status, 0) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                if fnmatch(glob, path, flags) == 0 {
+                    matches.append(Entry(path: path, size: Int64(status.st_size), modified: Self.modified(status)))
+                }
+            case S_IFDIR where type == Int32(DT_UNKNOWN):
+                // Links to folders are not followed, so a loop of links cannot hang the walk.
+                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)
+            default:
+                break
             }
         }
     }

@@ -146,16 +146,29 @@ public final class SiteStore {
         return found
     }
 
-    /// Every source of `collection` the store knows, with the fingerprint of its last load: one query,
-    /// where a lookup per file cost a statement per file.
-    public func fingerprints(ofCollection collection: String) throws -> [String: SourceFingerprint] {
-        var found: [String: SourceFingerprint] = [:]
+    /// Every source of `collection` the store knows, with the fingerprint of its last load, by `pathKey`
+    /// of its path: one query, and no string made per file (a hundred thousand sources took 80 ms as strings).
+    public func fingerprints(ofCollection collection: String) throws -> [Int64: SourceFingerprint] {
+        var found: [Int64: SourceFingerprint] = [:]
         found.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0))
         try database.cachedStatement("SELECT path, size, mtime, hash, status FROM sitegen_sources WHERE collection = ?")
             .forEachRow([.text(collection)]) { row in
-                if let path = row.string(at: 0), let fingerprint = Self.sourceFingerprint(row) { found[path] = fingerprint }
+                if let fingerprint = Self.sourceFingerprint(row) { found[row.withText(at: 0) { Self.pathKey($0) }] = fingerprint }
             }
         return found
+    }
+
+    /// A 64-bit FNV-1a hash of a source path, to look sources up by (a collision needs the same size and
+    /// modification time too before it could hide a change).
+    public static func pathKey(_ path: String) -> Int64 {
+        var path = path
+        return path.withUTF8 { pathKey(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func pathKey(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(bitPattern: hash)
     }
 
     private static func sourceFingerprint(_ row: Statement) -> SourceFingerprint? {

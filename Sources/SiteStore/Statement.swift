@@ -109,6 +109,14 @@ public final class Statement {
     /// Column `index` of the current row as a real number (0 when NULL).
     public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
 
+    /// Calls `body` with the UTF-8 bytes of column `index` of the current row, without making a string.
+    public func withText<T>(at index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let column = Int32(index)
+        let base = sqlite3_column_text(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
+    }
+
     /// Whether column `index` of the current row is NULL.
     public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
 

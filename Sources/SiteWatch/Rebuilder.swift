@@ -55,7 +55,7 @@ public struct RebuildReport: Sendable {
     public var wroteFiles: Bool { (summary?.pagesWritten ?? 0) + (summary?.pagesDeleted ?? 0) > 0 }
 
     /// The one line a watch prints for this build, e.g.
-    /// `content/a.csv changed: built in 0.21 s, 4 pages written, 3408 unchanged, 0 deleted`.
+    /// `content/a.csv changed: built in 0.21 s: 6 pages rendered, 417 kept; 4 files written, 3 unchanged, 0 deleted`.
     public var line: String {
         var cause = ""
         if !changedPaths.isEmpty {
@@ -65,7 +65,8 @@ public struct RebuildReport: Sendable {
         }
         let time = String(format: "%.2f s", seconds)
         guard let summary else { return cause + "build failed in \(time); fix it and save again" }
-        let pages = "\(summary.pagesWritten) pages written, \(summary.pagesUnchanged) unchanged, \(summary.pagesDeleted) deleted"
+        let pages = "\(summary.rendered.count) pages rendered, \(summary.pagesKept) kept; "
+            + "\(summary.pagesWritten) files written, \(summary.pagesUnchanged) unchanged, \(summary.pagesDeleted) deleted"
         if !errors.isEmpty { return cause + "built with \(errors.count) problem(s) in \(time): \(pages)" }
         return cause + "built in \(time): \(pages)"
     }

@@ -59,6 +59,75 @@ final class IncrementalBuildTests: XCTestCase {
         print("incremental oracle: seed \(seed), \(steps) steps, \(rendered) pages rendered, \(written) files written, worst slack \(worstSlack)")
     }
 
+    func testATemplateEditRendersThePagesThatUseItAndNothingElse() throws {
+        let first = try SiteBuilder(root: site).build()
+        let newsPages = first.rendered.map(\.path).filter { $0.hasPrefix("news/") && !$0.hasPrefix("news/topics/") && $0.split(separator: "/").count <= 4 && ($0 == "news/index.html" || $0.hasPrefix("news/page/")) }
+        // The topics' index page is the sections template's.
+        let topicPages = first.rendered.map(\.path).filter { $0.hasPrefix("news/topics/") && $0 != "news/topics/index.html" }
+        XCTAssertFalse(newsPages.isEmpty)
+        XCTAssertFalse(topicPages.isEmpty)
+        let url = site.appendingPathComponent("Templates/news.mustache")
+        try (try String(contentsOf: url, encoding: .utf8) + "<!-- edited -->\n").write(to: url, atomically: true, encoding: .utf8)
+        let summary = try SiteBuilder(root: site).build()
+        // The news template lists the news and the news by topic; detail pages and the banks' listings use others.
+        XCTAssertEqual(Set(summary.rendered.map(\.path)), Set(newsPages + topicPages))
+        XCTAssertTrue(summary.rendered.allSatisfy { $0.reason == "template changed" })
+        try assertSameAsCleanBuild("after a template edit")
+    }
+
+    func testAListingEditedInTheConfigRebuildsThatListingOnlyAndASiteSettingRebuildsEverything() throws {
+        let first = try SiteBuilder(root: site).build()
+        let url = site.appendingPathComponent("sitegen.yml")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        try text.replacingOccurrences(of: "title: Failed banks by state", with: "title: Failed banks, state by state")
+            .write(to: url, atomically: true, encoding: .utf8)
+        let listing = try SiteBuilder(root: site).build()
+        XCTAssertFalse(listing.rendered.isEmpty)
+        // The menu names every listing, so every page shows the new title; robots.txt and the sitemap do not.
+        XCTAssertEqual(Set(listing.rendered.map(\.path)), Set(first.rendered.map(\.path)).subtracting(["robots.txt", "sitemap.xml"]))
+        try assertSameAsCleanBuild("after a listing's title changed")
+
+        try text.replacingOccurrences(of: "pageSize: 20\n    path: /states/{section}/", with: "pageSize: 15\n    path: /states/{section}/")
+            .write(to: url, atomically: true, encoding: .utf8)
+        _ = try SiteBuilder(root: site).build()
+        try text.replacingOccurrences(of: "pageSize: 20\n    path: /states/{section}/", with: "pageSize: 10\n    path: /states/{section}/")
+            .write(to: url, atomically: true, encoding: .utf8)
+        let pageSize = try SiteBuilder(root: site).build()
+        XCTAssertFalse(pageSize.rendered.isEmpty)
+        // That listing's pages, and the sitemap, which lists the pages that came and went.
+        XCTAssertTrue(pageSize.rendered.allSatisfy { $0.path.hasPrefix("states/") || $0.path == "sitemap.xml" },
+                      "\(pageSize.rendered.map(\.path).filter { !$0.hasPrefix("states/") })")
+        XCTAssertTrue(pageSize.writtenPaths.allSatisfy { $0.hasPrefix("states/") || $0 == "sitemap.xml" })
+        try assertSameAsCleanBuild("after a listing's page size changed")
+
+        try text.replacingOccurrences(of: "title: Failed Bank Watch", with: "title: Failed Bank Watcher").write(to: url, atomically: true, encoding: .utf8)
+        let settings = try SiteBuilder(root: site).build()
+        XCTAssertEqual(Set(settings.rendered.map(\.path)), Set(first.rendered.map(\.path)), "every page shows the site's title")
+        try assertSameAsCleanBuild("after the site's title changed")
+    }
+
+    func testAPlanSaysWhatABuildWouldDoAndWhyAndChangesNothing() throws {
+        _ = try SiteBuilder(root: site).build()
+        let before = try files(under: site.appendingPathComponent("output"))
+        var mutator = try SiteMutator(site: site)
+        var random = SeededGenerator(seed: 42)
+        var change = ""
+        repeat { change = try mutator.mutate(using: &random) } while !change.hasPrefix("redate")
+        let plan = try SiteBuilder(root: site).build(options: SiteBuilder.Options(dryRun: true))
+        XCTAssertTrue(plan.dryRun)
+        XCTAssertEqual(try files(under: site.appendingPathComponent("output")), before, "a plan writes nothing")
+        XCTAssertTrue(plan.rendered.contains { $0.reason.contains("moved in") }, "\(change): \(plan.rendered)")
+        XCTAssertTrue(plan.deltas.contains { $0.name == "home" && $0.caughtUp && $0.movedRows + $0.updatedRows == 1 }, "\(plan.deltas)")
+        // The store was left as it was: the build after the plan sees the same changes and does the same.
+        let build = try SiteBuilder(root: site).build()
+        XCTAssertEqual(build.rendered, plan.rendered)
+        XCTAssertEqual(build.writtenPaths, plan.writtenPaths)
+        XCTAssertEqual(build.deletedPaths, plan.deletedPaths)
+        let json = try JSONSerialization.jsonObject(with: build.reportJSON()) as! [String: Any]
+        XCTAssertEqual((json["rendered"] as! [[String: String]]).count, build.rendered.count)
+        XCTAssertNotNil(json["deltas"] as? [[String: Any]])
+    }
+
     /// The page a file belongs to: a feed or a Markdown twin goes with its listing page.
     private static func page(_ path: String) -> String {
         path.hasSuffix("index.html") ? path : (path as NSString).deletingLastPathComponent + "/index.html"
