@@ -28,8 +28,9 @@ struct CollectionLoader {
 
     func load() throws -> Outcome {
         let plans = try config.collections.map { collection in
-            CollectionPlan(collection: collection, schema: Self.schema(for: collection, listings: config.listings),
-                           files: try files(of: collection))
+            let (files, removed) = try files(of: collection)
+            return CollectionPlan(collection: collection, schema: Self.schema(for: collection, listings: config.listings),
+                                  files: files, removed: removed)
         }
         var bytesToRead: Int64 = 0
         for plan in plans {
@@ -51,6 +52,8 @@ struct CollectionLoader {
         let collection: CollectionConfig
         let schema: CollectionSchema
         let files: [FilePlan]
+        /// Sources of the last load whose files are gone: their rows go.
+        let removed: [String]
     }
 
     private struct FilePlan {
@@ -63,18 +66,23 @@ struct CollectionLoader {
         let needsReading: Bool
     }
 
-    private func files(of collection: CollectionConfig) throws -> [FilePlan] {
+    /// The collection's files as found now, and the sources of its last load that are gone.
+    private func files(of collection: CollectionConfig) throws -> ([FilePlan], [String]) {
         var present = Set<String>()
         var plans: [FilePlan] = []
         let known = try store.fingerprints(ofCollection: collection.name)
+        var unseen = Set(known.keys)
         for pattern in collection.sources {
             for entry in SourceGlob(pattern: pattern).entries(under: root) where present.insert(entry.path).inserted {
                 let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
-                let previous = known[SiteStore.pathKey(entry.path)]
-                plans.append(FilePlan(root: root, path: entry.path, stat: stat, needsReading: !Self.isUnchanged(stat, since: previous)))
+                let key = SiteStore.pathKey(entry.path)
+                unseen.remove(key)
+                plans.append(FilePlan(root: root, path: entry.path, stat: stat, needsReading: !Self.isUnchanged(stat, since: known[key])))
             }
         }
-        return plans
+        // The sources the store knows that are gone; looked up by path only when there are some.
+        let removed = unseen.isEmpty ? [] : try store.sources(ofCollection: collection.name, withKeys: unseen)
+        return (plans, removed)
     }
 
     /// Same size and modification time as a good load: not even read.
@@ -146,7 +154,7 @@ struct CollectionLoader {
             outcome.warnings.append(SourceError(file: "sitegen.yml",
                 reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
         }
-        changes.merge(try store.deleteRows(ofSourcesOtherThan: Set(plan.files.map(\.path)), in: schema))
+        changes.merge(try store.deleteRows(ofSources: plan.removed, in: schema))
         outcome.changeset.merge(changes)
     }
 

@@ -300,7 +300,7 @@ struct PageRenderer {
             // An unchanged record keeps the page the last build gave it, unless an earlier record now claims it.
             if let last, !ownedSlots.contains(last.slot),
                 plan.reason(for: [last.slot], inputs: pageInputs, dirty: dirty.contains(id),
-                            explain: { explainDetail(id: id, offset: offset, snapshot: snapshot, delta: delta, table: collection.name) }) == nil
+                            explain: { explainDetail(id: id, delta: delta, table: collection.name) }) == nil
             {
                 plan.keep([last.slot], inputs: pageInputs)
                 ownedSlots.insert(last.slot)
@@ -321,7 +321,7 @@ struct PageRenderer {
             if let slot { ownedSlots.insert(slot) }
             let record = PageRecord(inputs: nil, hash: 0, owner: collection.name, record: id, key: key)
             guard plan.needsRender([file], inputs: pageInputs, about: record, dirty: dirty.contains(id) || last?.path != file,
-                                   explain: { explainDetail(id: id, offset: offset, snapshot: snapshot, delta: delta, table: collection.name) })
+                                   explain: { explainDetail(id: id, delta: delta, table: collection.name) })
             else { continue }
             var context: [String: Any] = [
                 "site": site, "nav": navigation, "pageTitle": presenter.title(row),
@@ -575,7 +575,7 @@ extension PageRenderer {
     }
 
     /// Why a detail page changed: its record, or a neighbour it links to.
-    func explainDetail(id: Int64, offset: Int, snapshot: Snapshot, delta: Delta?, table: String) -> String {
+    func explainDetail(id: Int64, delta: Delta?, table: String) -> String {
         guard let delta else { return "\(rowNames([id], table: table)) (results fetched afresh)" }
         if delta.insertedRows.contains(where: { $0.id == id }) { return "\(rowNames([id], table: table)) added" }
         if delta.updatedRows.contains(where: { $0.id == id }) || delta.movedRows.contains(where: { $0.id == id }) {

@@ -97,16 +97,22 @@ public final class SiteStore {
     /// Deletes the rows of every source of the collection not in `sources` (files that were removed),
     /// with their list items.
     public func deleteRows(ofSourcesOtherThan sources: Set<String>, in schema: CollectionSchema) throws -> Changeset {
-        let table = quoteIdentifier(schema.table)
-        var changes = Changeset.TableChanges()
-        let lists = try ListItemWriter(database: database, schema: schema)
         var stale: [String] = []
         // The sources table names every file that gave rows (a scan of the collection would cost O(rows)).
         try database.cachedStatement("SELECT path FROM sitegen_sources WHERE collection = ? ORDER BY path")
             .forEachRow([.text(schema.table)]) { row in
                 if let source = row.string(at: 0), !sources.contains(source) { stale.append(source) }
             }
-        for source in stale {
+        return try deleteRows(ofSources: stale, in: schema)
+    }
+
+    /// Deletes the rows of the sources `paths` of the collection (files that were removed), with their
+    /// list items, when the caller already knows which sources are gone.
+    public func deleteRows(ofSources paths: [String], in schema: CollectionSchema) throws -> Changeset {
+        let table = quoteIdentifier(schema.table)
+        var changes = Changeset.TableChanges()
+        let lists = try ListItemWriter(database: database, schema: schema)
+        for source in paths {
             var ids: [Int64] = []
             try database.cachedStatement("SELECT _id FROM \(table) WHERE _source = ?").forEachRow([.text(source)]) {
                 ids.append($0.int64(at: 0))
@@ -153,7 +159,19 @@ public final class SiteStore {
         found.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0))
         try database.cachedStatement("SELECT path, size, mtime, hash, status FROM sitegen_sources WHERE collection = ?")
             .forEachRow([.text(collection)]) { row in
-                if let fingerprint = Self.sourceFingerprint(row) { found[row.withText(at: 0) { Self.pathKey($0) }] = fingerprint }
+                // A source that never loaded has no fingerprint, but it is known: it may have to be deleted.
+                found[row.withText(at: 0) { Self.pathKey($0) }] = Self.sourceFingerprint(row)
+                    ?? SourceFingerprint(size: -1, modified: 0, hash: 0, succeeded: false)
+            }
+        return found
+    }
+
+    /// The sources of `collection` the store knows whose `pathKey` is in `keys`.
+    public func sources(ofCollection collection: String, withKeys keys: Set<Int64>) throws -> [String] {
+        var found: [String] = []
+        try database.cachedStatement("SELECT path FROM sitegen_sources WHERE collection = ? ORDER BY path")
+            .forEachRow([.text(collection)]) { row in
+                if keys.contains(row.withText(at: 0) { Self.pathKey($0) }), let path = row.string(at: 0) { found.append(path) }
             }
         return found
     }
