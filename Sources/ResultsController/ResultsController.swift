@@ -156,6 +156,20 @@ public final class ResultsController {
     /// Every fetched id, in order (O(n): copy it once rather than per row).
     public var fetchedIDs: [Int64] { rows.ids }
 
+    /// Every fetched id with its version, in order (O(n), without the sort keys `snapshot` copies too).
+    public var fetchedVersions: (ids: [Int64], versions: [Int64]) {
+        var ids: [Int64] = [], versions: [Int64] = []
+        ids.reserveCapacity(rows.count)
+        versions.reserveCapacity(rows.count)
+        for chunk in rows.chunks {
+            for entry in chunk {
+                ids.append(entry.id)
+                versions.append(entry.version)
+            }
+        }
+        return (ids, versions)
+    }
+
     /// How many rows the results hold.
     public var count: Int { rows.count }
 

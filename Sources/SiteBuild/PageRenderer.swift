@@ -78,7 +78,7 @@ struct PageRenderer {
         let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)")
         var dirty = relatedChanges[collection.name] ?? []
         if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: request.table) }
-        let state = ListingState(listing: listing, controller: controller, delta: delta, snapshot: controller.snapshot,
+        let state = ListingState(listing: listing, controller: controller, delta: delta, rows: controller.fetchedVersions,
                                  dirty: dirty, settings: listingSettings(listing))
         defer { try? controller.persistCache() }
         let deltaReport = Self.report(listing.name, delta)
@@ -196,9 +196,9 @@ struct PageRenderer {
             data.combine(number)
             var dirty = false
             for offset in rows(number) {
-                data.combine(state.snapshot.ids[offset])
-                data.combine(state.snapshot.versions[offset])
-                if !state.dirty.isEmpty, state.dirty.contains(state.snapshot.ids[offset]) { dirty = true }
+                data.combine(state.rows.ids[offset])
+                data.combine(state.rows.versions[offset])
+                if !state.dirty.isEmpty, state.dirty.contains(state.rows.ids[offset]) { dirty = true }
             }
             if listing.writesMarkdown && sectionContext == nil && number == paginator.newestPage { data.combine(state.wholeListing) }
             let record = PageRecord(inputs: nil, hash: 0, owner: listing.name, section: section.name, page: number)
@@ -264,8 +264,8 @@ struct PageRenderer {
             versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
             cacheName: "detail \(collection.name)")
         defer { try? controller.persistCache() }
-        let snapshot = controller.snapshot
-        let count = snapshot.ids.count
+        let rows = controller.fetchedVersions
+        let count = rows.ids.count
         // Who has each page: records rendered by path, records kept by their place in the last manifest
         // (a string per kept page cost more than the rest of keeping it).
         var owners: [String: String] = [:]
@@ -280,22 +280,22 @@ struct PageRenderer {
             // A detail page shows its record and its neighbours' titles and links.
             var data = Fingerprint()
             for neighbour in [offset - 1, offset, offset + 1] {
-                data.combine(neighbour >= 0 && neighbour < count ? snapshot.ids[neighbour] : 0)
-                data.combine(neighbour >= 0 && neighbour < count ? snapshot.versions[neighbour] : 0)
+                data.combine(neighbour >= 0 && neighbour < count ? rows.ids[neighbour] : 0)
+                data.combine(neighbour >= 0 && neighbour < count ? rows.versions[neighbour] : 0)
             }
             return PageInputs(settings: settings.signed, template: templateFingerprint(detail.template), data: data.signed)
         }
         let dirty = relatedChanges[collection.name] ?? []
         for offset in 0..<count {
             throttle.advance(to: offset)
-            let id = snapshot.ids[offset]
+            let id = rows.ids[offset]
             var pageInputs = inputs(offset)
             let last = plan.lastDetail(of: id, in: collection.name)
             // When a neighbour changed, what counts is whether its title or link did: read, for these pages only.
             if let recorded = last?.entry.inputs, recorded.data == pageInputs.data, plan.renderAllReason == nil {
                 pageInputs.content = recorded.content
             } else {
-                pageInputs.content = try linksFingerprint(offset: offset, snapshot: snapshot, controller: controller, presenter: presenter)
+                pageInputs.content = try linksFingerprint(offset: offset, rows: rows, controller: controller, presenter: presenter)
             }
             // An unchanged record keeps the page the last build gave it, unless an earlier record now claims it.
             if let last, !ownedSlots.contains(last.slot),
@@ -502,7 +502,8 @@ struct ListingState {
     let listing: ListingConfig
     let controller: ResultsController
     let delta: Delta?
-    let snapshot: Snapshot
+    /// Every row's id and version, in order.
+    let rows: (ids: [Int64], versions: [Int64])
     /// Rows whose related records changed.
     let dirty: Set<Int64>
     /// The fingerprint of the settings its pages show.
@@ -511,7 +512,7 @@ struct ListingState {
     /// Every row's id and version: what a page summarising the whole listing (records per year) depends on.
     var wholeListing: Int64 {
         var fingerprint = Fingerprint()
-        for (id, version) in zip(snapshot.ids, snapshot.versions) {
+        for (id, version) in zip(rows.ids, rows.versions) {
             fingerprint.combine(id)
             fingerprint.combine(version)
         }
@@ -552,7 +553,7 @@ extension PageRenderer {
     /// rows added, moved in, changed or gone, or, failing those, rows shifting past it.
     func explain(page number: Int, rows: Range<Int>, paginator: Paginator, section: SectionInfo, state: ListingState) -> String {
         guard let delta = state.delta else { return "rows changed (results fetched afresh)" }
-        let onPage = Set(state.snapshot.ids[rows])
+        let onPage = Set(state.rows.ids[rows])
         let table = state.controller.request.table, records = state.listing.taxonomy == nil ? nil : state.listing.from
         let rowNames = { (ids: [Int64]) in self.rowNames(ids, table: table, records: records) }
         var reasons: [String] = []
@@ -586,12 +587,13 @@ extension PageRenderer {
     }
 
     /// What a detail page shows of its results: its own record (id and version) and its neighbours' titles and links.
-    func linksFingerprint(offset: Int, snapshot: Snapshot, controller: ResultsController, presenter: RecordPresenter) throws -> Int64 {
+    func linksFingerprint(offset: Int, rows: (ids: [Int64], versions: [Int64]), controller: ResultsController,
+                          presenter: RecordPresenter) throws -> Int64 {
         var fingerprint = Fingerprint()
-        fingerprint.combine(snapshot.ids[offset])
-        fingerprint.combine(snapshot.versions[offset])
+        fingerprint.combine(rows.ids[offset])
+        fingerprint.combine(rows.versions[offset])
         for neighbour in [offset - 1, offset + 1] {
-            guard neighbour >= 0, neighbour < snapshot.ids.count, let row = try controller.objects(in: neighbour..<(neighbour + 1)).first else {
+            guard neighbour >= 0, neighbour < rows.ids.count, let row = try controller.objects(in: neighbour..<(neighbour + 1)).first else {
                 fingerprint.combine(false)
                 continue
             }

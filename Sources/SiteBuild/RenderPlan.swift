@@ -31,11 +31,11 @@ final class RenderPlan: @unchecked Sendable {
     private var addedFiles = 0
     private static let siteFiles: Set<String> = ["sitemap.xml", "robots.txt", "404.html"]
 
-    /// Plans against the `previous` manifest; with `renderAllReason`, every page is rendered.
-    init(previous: [String: PageRecord], renderAllReason: String?) {
+    /// Plans against the last manifest (`paths` and their `entries`); with `renderAllReason`, every page is rendered.
+    init(paths: [String], entries: [PageRecord], renderAllReason: String?) {
         self.renderAllReason = renderAllReason
-        paths = Array(previous.keys)
-        entries = paths.map { previous[$0]! }
+        self.paths = paths
+        self.entries = entries
         var index: [String: Int] = [:], details: [String: [Int64: Int]] = [:]
         index.reserveCapacity(paths.count)
         for (offset, path) in paths.enumerated() {

@@ -81,9 +81,9 @@ public struct SiteBuilder {
 
         let previous = try store.pageManifest()
         let renderAll: String? = options.full ? "full build requested" : interrupted ? "the last build did not finish"
-            : previous.isEmpty ? "first build" : nil
+            : previous.paths.isEmpty ? "first build" : nil
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
-        let plan = RenderPlan(previous: previous, renderAllReason: renderAll)
+        let plan = RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll)
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
         var templateFingerprints: [String: Int64] = [:]
         for name in templates.names {

@@ -51,20 +51,24 @@ public struct PageRecord: Sendable, Hashable {
 }
 
 extension SiteStore {
-    /// Every output file the last complete build left, by path relative to the output folder.
-    public func pageManifest() throws -> [String: PageRecord] {
-        var manifest: [String: PageRecord] = [:]
-        manifest.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_pages")?.int64Value ?? 0))
+    /// Every output file the last complete build left: paths relative to the output folder, and their
+    /// entries in the same order (arrays: the planner indexes them once, by path and by record).
+    public func pageManifest() throws -> (paths: [String], records: [PageRecord]) {
+        var paths: [String] = [], records: [PageRecord] = []
+        let count = Int(try database.fetchValue("SELECT count(*) FROM sitegen_pages")?.int64Value ?? 0)
+        paths.reserveCapacity(count)
+        records.reserveCapacity(count)
         try database.cachedStatement(
             "SELECT path, settings, template, data, hash, owner, section, page, record, key, content FROM sitegen_pages"
         ).forEachRow { row in
             let inputs = row.isNull(at: 1) ? nil
                 : PageInputs(settings: row.int64(at: 1), template: row.int64(at: 2), data: row.int64(at: 3), content: row.int64(at: 10))
-            manifest[row.string(at: 0) ?? ""] = PageRecord(
+            paths.append(row.string(at: 0) ?? "")
+            records.append(PageRecord(
                 inputs: inputs, hash: row.int64(at: 4), owner: row.string(at: 5) ?? "", section: row.string(at: 6) ?? "",
-                page: Int(row.int64(at: 7)), record: row.int64(at: 8), key: row.string(at: 9) ?? "")
+                page: Int(row.int64(at: 7)), record: row.int64(at: 8), key: row.string(at: 9) ?? ""))
         }
-        return manifest
+        return (paths, records)
     }
 
     /// Stores the manifest of a complete build as changes to the last one (`changed` entries written,
