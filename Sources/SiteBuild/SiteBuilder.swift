@@ -74,14 +74,19 @@ public struct SiteBuilder {
         clock.lap("config", into: &summary)
         // Marked before the load commits: a build that stops between the load and the manifest leaves the
         // next one a changeset it never sees, so that one renders every page.
-        let interrupted = try store.beginWritingOutput()
+        let (interrupted, lastFolder) = try store.beginWritingOutput(to: outputDirectory.standardizedFileURL.path)
         let changes = try load(config: config, store: store, into: &summary)
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
 
         let previous = try store.pageManifest()
+        // The manifest describes the files of one folder as the last build left them: a build into another
+        // folder, or into one emptied by hand (robots.txt is in every build), starts over.
         let renderAll: String? = options.full ? "full build requested" : interrupted ? "the last build did not finish"
-            : previous.paths.isEmpty ? "first build" : nil
+            : previous.paths.isEmpty ? "first build"
+            : lastFolder.map { $0 != outputDirectory.standardizedFileURL.path } ?? false ? "another output folder than the last build's"
+            : !FileManager.default.fileExists(atPath: outputDirectory.appendingPathComponent("robots.txt").path) ? "the output folder was emptied"
+            : nil
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
         let plan = RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll)
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
@@ -149,7 +154,7 @@ extension SiteBuilder {
         let store = try SiteStore(path: storePath.path)
         clock.lap("config", into: &summary)
         // The next build will not see this load's changes: it must render every page.
-        _ = try store.beginWritingOutput()
+        try store.beginWritingOutput()
         try load(config: config, store: store, into: &summary)
         clock.lap("load", into: &summary)
         return summary

@@ -231,14 +231,19 @@ public final class SiteStore {
         Int(try database.fetchValue("SELECT count(*) FROM \(quoteIdentifier(table))")?.int64Value ?? 0)
     }
 
-    /// Notes that a build is writing the output folder, and returns whether the previous one was still
-    /// doing so when it stopped (killed, or failed half-way): then the folder may hold files no manifest
-    /// names, and the next build must look at every file.
-    public func beginWritingOutput() throws -> Bool {
+    /// Notes that a build is writing the output folder `folder`, and returns whether the previous one was
+    /// still doing so when it stopped (killed, or failed half-way: then the folder may hold files no
+    /// manifest names, and the next build must look at every file), and which folder the manifest describes.
+    @discardableResult
+    public func beginWritingOutput(to folder: String = "") throws -> (interrupted: Bool, lastFolder: String?) {
         try transaction {
             let interrupted = try database.fetchValue("SELECT value FROM sitegen_state WHERE name = 'writing-output'") != nil
+            let lastFolder = try database.fetchValue("SELECT value FROM sitegen_state WHERE name = 'output-folder'")?.stringValue
             try database.execute("INSERT OR REPLACE INTO sitegen_state (name, value) VALUES ('writing-output', '1')")
-            return interrupted
+            if !folder.isEmpty {
+                try database.execute("INSERT OR REPLACE INTO sitegen_state (name, value) VALUES ('output-folder', ?)", [.text(folder)])
+            }
+            return (interrupted, lastFolder)
         }
     }
 

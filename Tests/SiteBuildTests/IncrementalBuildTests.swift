@@ -129,6 +129,25 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertNotNil(json["deltas"] as? [[String: Any]])
     }
 
+    func testAnEmptiedOrAnotherOutputFolderGetsEveryPage() throws {
+        let first = try SiteBuilder(root: site).build()
+        let output = site.appendingPathComponent("output")
+        try FileManager.default.removeItem(at: output)
+        let again = try SiteBuilder(root: site).build()
+        XCTAssertEqual(again.rendered.count, first.rendered.count)
+        XCTAssertTrue(again.rendered.allSatisfy { $0.reason == "the output folder was emptied" })
+        try assertSameAsCleanBuild("after output/ was deleted")
+
+        let elsewhere = work.appendingPathComponent("elsewhere")
+        let moved = try SiteBuilder(root: site, outputDirectory: elsewhere).build()
+        XCTAssertEqual(moved.rendered.count, first.rendered.count)
+        XCTAssertEqual(try files(under: elsewhere), try files(under: output))
+        // Back to output/, which the manifest no longer describes: every page again, the same bytes.
+        let back = try SiteBuilder(root: site).build()
+        XCTAssertEqual(back.rendered.count, first.rendered.count)
+        XCTAssertEqual(back.pagesWritten, 0)
+    }
+
     /// The page a file belongs to: a feed or a Markdown twin goes with its listing page.
     private static func page(_ path: String) -> String {
         path.hasSuffix("index.html") ? path : (path as NSString).deletingLastPathComponent + "/index.html"
