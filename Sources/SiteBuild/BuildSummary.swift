@@ -17,7 +17,9 @@ public struct BuildSummary: Sendable {
         public var name: String
         /// Whether its cached results caught up with the load (`false`: fetched afresh, no delta).
         public var caughtUp: Bool
+        /// The sections that appeared and went away, by name.
         public var insertedSections: [String] = [], deletedSections: [String] = []
+        /// How many rows were inserted, deleted, moved and updated in place.
         public var insertedRows = 0, deletedRows = 0, movedRows = 0, updatedRows = 0
     }
 
