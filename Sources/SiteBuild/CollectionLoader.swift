@@ -61,6 +61,8 @@ struct CollectionLoader {
         let path: String
         var url: URL { root.appendingPathComponent(path) }
         let stat: SiteStore.SourceFingerprint
+        /// What the store recorded of it at its last load, if anything.
+        let previous: SiteStore.SourceFingerprint?
         /// Whether its size or modification time differ from its last good load (estimated before the
         /// transaction: a schema change makes every file of the collection need reading).
         let needsReading: Bool
@@ -77,7 +79,8 @@ struct CollectionLoader {
                 let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
                 let key = SiteStore.pathKey(entry.path)
                 unseen.remove(key)
-                plans.append(FilePlan(root: root, path: entry.path, stat: stat, needsReading: !Self.isUnchanged(stat, since: known[key])))
+                plans.append(FilePlan(root: root, path: entry.path, stat: stat, previous: known[key],
+                                      needsReading: !Self.isUnchanged(stat, since: known[key])))
             }
         }
         // The sources the store knows that are gone; looked up by path only when there are some.
@@ -102,7 +105,7 @@ struct CollectionLoader {
                 outcome.sourcesUnchanged += 1
                 continue
             }
-            let previous = try store.fingerprint(of: file.path)
+            let previous = rebuilt ? nil : file.previous
             outcome.sourcesRead += 1
             do {
                 let source = source(for: collection, file: file.path)

@@ -47,16 +47,8 @@ final class OutputWriter: @unchecked Sendable {
             }
             return
         }
-        let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).sitegen-\(getpid())-\(pthread_self()).tmp")
-        try Self.writeWithoutSync(data, to: temporary.path)
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: reason])
-        }
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try replaceFile(at: url, with: data)
         lock.withLock {
             writtenCount += 1
             changedPaths.append(path)
@@ -67,7 +59,7 @@ final class OutputWriter: @unchecked Sendable {
     /// millisecond each here: a site of a hundred thousand pages spent most of its build waiting for it.
     /// Pages can be made again, and the rename after this keeps readers from half-written ones, so the
     /// bytes are left to the kernel to write back.
-    private static func writeWithoutSync(_ data: Data, to path: String) throws {
+    fileprivate static func writeWithoutSync(_ data: Data, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
@@ -121,5 +113,18 @@ final class OutputWriter: @unchecked Sendable {
             }
         }
         return deleted
+    }
+}
+
+/// Replaces the file at `url` (in an existing folder) with `data` through a temporary file beside it and a
+/// rename, so that a reader (a browser on `sitegen serve`, a tool reading a report) never sees half of it.
+public func replaceFile(at url: URL, with data: Data) throws {
+    // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
+    let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).sitegen-\(getpid())-\(pthread_self()).tmp")
+    try OutputWriter.writeWithoutSync(data, to: temporary.path)
+    guard rename(temporary.path, url.path) == 0 else {
+        let reason = String(cString: strerror(errno))
+        try? FileManager.default.removeItem(at: temporary)
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: reason])
     }
 }

@@ -12,6 +12,9 @@ public struct TemplateSet: Sendable {
     /// Each template's file and text, to say where a name is used.
     private let sources: [String: (file: String, text: String)]
 
+    /// A tag that includes a partial (`{{> name}}`) or extends a layout (`{{< name}}`).
+    private static let reference = try! NSRegularExpression(pattern: #"\{\{[><]\s*([^\s}]+)\s*\}\}"#)
+
     /// Loads every `*.mustache` file directly in `directory`; a template that does not parse is an error naming its file and line.
     public init(directory: URL) throws(TemplateError) {
         let files: [URL]
@@ -46,7 +49,7 @@ public struct TemplateSet: Sendable {
         self.names = files.map { $0.deletingPathExtension().lastPathComponent }
         self.sources = sources
         // A partial or layout that is not there would render as nothing; it is an error where it is named.
-        let reference = try! NSRegularExpression(pattern: #"\{\{[><]\s*([^\s}]+)\s*\}\}"#)
+        let reference = Self.reference
         for name in names {
             let (file, text) = sources[name]!
             for match in reference.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
@@ -63,7 +66,7 @@ public struct TemplateSet: Sendable {
     /// The template `name` and every partial and layout it uses, directly or through others, as
     /// `(name, text)` sorted by name: what a page rendered with it depends on.
     public func sources(usedBy name: String) -> [(name: String, text: String)] {
-        let reference = try! NSRegularExpression(pattern: #"\{\{[><]\s*([^\s}]+)\s*\}\}"#)
+        let reference = Self.reference
         var seen: Set<String> = [], pending = [name]
         while let next = pending.popLast() {
             guard seen.insert(next).inserted, let text = sources[next]?.text else { continue }

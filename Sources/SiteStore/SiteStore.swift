@@ -94,20 +94,8 @@ public final class SiteStore {
         }
     }
 
-    /// Deletes the rows of every source of the collection not in `sources` (files that were removed),
-    /// with their list items.
-    public func deleteRows(ofSourcesOtherThan sources: Set<String>, in schema: CollectionSchema) throws -> Changeset {
-        var stale: [String] = []
-        // The sources table names every file that gave rows (a scan of the collection would cost O(rows)).
-        try database.cachedStatement("SELECT path FROM sitegen_sources WHERE collection = ? ORDER BY path")
-            .forEachRow([.text(schema.table)]) { row in
-                if let source = row.string(at: 0), !sources.contains(source) { stale.append(source) }
-            }
-        return try deleteRows(ofSources: stale, in: schema)
-    }
-
     /// Deletes the rows of the sources `paths` of the collection (files that were removed), with their
-    /// list items, when the caller already knows which sources are gone.
+    /// list items.
     public func deleteRows(ofSources paths: [String], in schema: CollectionSchema) throws -> Changeset {
         let table = quoteIdentifier(schema.table)
         var changes = Changeset.TableChanges()
@@ -142,14 +130,6 @@ public final class SiteStore {
             self.hash = hash
             self.succeeded = succeeded
         }
-    }
-
-    /// The fingerprint recorded for `source` by its last load, if any.
-    public func fingerprint(of source: String) throws -> SourceFingerprint? {
-        var found: SourceFingerprint?
-        try database.cachedStatement("SELECT path, size, mtime, hash, status FROM sitegen_sources WHERE path = ?")
-            .forEachRow([.text(source)]) { found = Self.sourceFingerprint($0) }
-        return found
     }
 
     /// Every source of `collection` the store knows, with the fingerprint of its last load, by `pathKey`

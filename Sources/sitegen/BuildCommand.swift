@@ -59,7 +59,7 @@ struct BuildCommand: ParsableCommand {
         if plan, !summary.plan.isEmpty { print(summary.plan) }
         if let report {
             do {
-                try writeAtomically(try summary.reportJSON(), to: URL(fileURLWithPath: report))
+                try replaceFile(at: URL(fileURLWithPath: report), with: try summary.reportJSON())
             } catch {
                 printError("error: \(report): cannot write the report: \(error.localizedDescription)")
                 throw ExitCode.failure
@@ -67,17 +67,6 @@ struct BuildCommand: ParsableCommand {
         }
         print(summary.report)
         if !summary.succeeded { throw ExitCode.failure }
-    }
-}
-
-/// Writes `data` to `url` through a temporary file in the same folder and a rename, so that a reader
-/// never sees half of it.
-func writeAtomically(_ data: Data, to url: URL) throws {
-    let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-    try data.write(to: temporary)
-    guard rename(temporary.path, url.path) == 0 else {
-        try? FileManager.default.removeItem(at: temporary)
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
     }
 }
 

@@ -72,7 +72,7 @@ final class SiteStoreTests: XCTestCase {
             _ = try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA")])
             _ = try store.replaceRows(of: "b.csv", in: schema, with: [row("2", "Beta", "TX"), row("3", "Gamma", "TX")])
         }
-        let changes = try store.transaction { try store.deleteRows(ofSourcesOtherThan: ["a.csv"], in: schema) }
+        let changes = try store.transaction { try store.deleteRows(ofSources: ["b.csv"], in: schema) }
         XCTAssertEqual(changes.tables["banks"]?.deleted.count, 2)
         XCTAssertEqual(try store.rowCount(of: "banks"), 1)
     }
