@@ -26,8 +26,14 @@ public struct MarkdownRenderer: Sendable {
                 cmark_parser_attach_syntax_extension(parser, extensionHandle)
             }
         }
-        cmark_parser_feed(parser, markdown, markdown.utf8.count)
-        guard let document = cmark_parser_finish(parser) else { return "" }
+        // cmark-gfm parses inlines with a process-wide table of special characters that each parse adds the
+        // extensions' characters to and takes them out of at its end: two parses at once drop each other's
+        // `~` and autolinks. Render workers call this at once, so parsing is one at a time.
+        let document = Self.parsing.withLock { () -> OpaquePointer? in
+            cmark_parser_feed(parser, markdown, markdown.utf8.count)
+            return cmark_parser_finish(parser)
+        }
+        guard let document else { return "" }
         defer { cmark_node_free(document) }
         let extensions = cmark_parser_get_syntax_extensions(parser)
         anchorHeadings(in: document, options: options, extensions: extensions)
@@ -108,6 +114,9 @@ public struct MarkdownRenderer: Sendable {
         }
         return slug
     }
+
+    /// Held while cmark-gfm parses (see `html`).
+    private static let parsing = NSLock()
 
     // Registration mutates a global registry; a static `let` runs it exactly once, thread-safely.
     private static let registerExtensions: Void = cmark_gfm_core_extensions_ensure_registered()

@@ -36,6 +36,25 @@ final class MarkdownRendererTests: XCTestCase {
         XCTAssertTrue(html.contains("<a href=\"https://example.org\">https://example.org</a>"), html)
     }
 
+    /// Render workers parse Markdown at once; cmark-gfm's shared table of special characters once made
+    /// pages lose their strikethrough and autolinks now and then.
+    func testMarkdownRendersTheSameOnManyThreadsAtOnce() {
+        let documents = (0..<64).map { "Item \($0): ~~old~~ new, see https://example.org/\($0) and www.example.com.\n\n| a | b |\n|---|---|\n| ~~\($0)~~ | x |\n" }
+        let renderer = MarkdownRenderer()
+        let expected = documents.map(renderer.html)
+        XCTAssertTrue(expected[0].contains("<del>old</del>") && expected[0].contains("<a href=\"https://example.org/0\">"))
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<String>.allocate(capacity: documents.count * 20)
+        results.initialize(repeating: "")
+        defer { results.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: results.count) { index in
+            results[index] = renderer.html(documents[index % documents.count])
+        }
+        for index in results.indices where results[index] != expected[index % documents.count] {
+            XCTFail("render \(index) differs from the serial one:\n\(results[index])")
+            break
+        }
+    }
+
     func testRawHTMLIsOmittedUnlessAllowed() {
         let markdown = "<script>alert(1)</script>\n\nText <b>bold</b>\n"
         let safe = MarkdownRenderer().html(markdown)
