@@ -40,7 +40,8 @@ public struct Changeset: Sendable, Hashable {
         if baseGeneration == nil { baseGeneration = other.baseGeneration }
         generation = other.generation ?? generation
         for (table, changes) in other.tables {
-            var merged = tables[table] ?? TableChanges()
+            // Taken out of the dictionary, so the sets are changed in place rather than copied per merge.
+            var merged = tables.removeValue(forKey: table) ?? TableChanges()
             for id in changes.inserted {
                 if merged.deleted.remove(id) != nil { merged.updated.insert(id) } else { merged.inserted.insert(id) }
             }

@@ -138,7 +138,8 @@ public final class Database {
 
 /// Quotes `identifier` for use as an SQL table or column name.
 public func quoteIdentifier(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Without Foundation's search and replace: statements are built per source file, and names rarely hold quotes.
+    "\"" + (identifier.utf8.contains(UInt8(ascii: "\"")) ? identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") : identifier) + "\""
 }
 
 /// Interrupts one connection's running statement from any thread; `sqlite3_interrupt` is documented as safe for that.
