@@ -21,9 +21,15 @@ final class OutputWriter: @unchecked Sendable {
     /// Every path (relative to `root`) this build rendered, with its content hash.
     var manifest: [String: Int64] { lock.withLock { paths } }
 
+    /// `root` as a path, for the system calls every page makes.
+    private let rootPath: String
+    /// Folders this build made or found, relative to `root`: each is made once, not once per page.
+    private var folders: Set<Substring> = []
+
     init(root: URL, dryRun: Bool = false) {
         self.root = root
         self.dryRun = dryRun
+        rootPath = root.path.hasSuffix("/") ? String(root.path.dropLast()) : root.path
     }
 
     /// The files written (or, in a dry run, that would be) because their bytes changed, in no particular order.
@@ -35,8 +41,8 @@ final class OutputWriter: @unchecked Sendable {
         let data = Data(contents.utf8)
         let hash = ContentHash.of(contents)
         lock.withLock { paths[path] = hash }
-        let url = root.appendingPathComponent(path)
-        if let existing = try? Data(contentsOf: url), existing == data {
+        let fullPath = rootPath + "/" + path
+        if Self.file(at: fullPath, holds: data) {
             lock.withLock { unchangedCount += 1 }
             return
         }
@@ -47,12 +53,43 @@ final class OutputWriter: @unchecked Sendable {
             }
             return
         }
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try replaceFile(at: url, with: data)
+        try makeFolder(of: path)
+        try replaceFile(atPath: fullPath, with: data)
         lock.withLock {
             writtenCount += 1
             changedPaths.append(path)
         }
+    }
+
+    /// Whether the file at `path` has exactly `data`; a missing file or one of another size is not read.
+    private static func file(at path: String, holds data: Data) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) == data.count else { return false }
+        var existing = Data(count: data.count)
+        let count = existing.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress!, $0.count) }
+        return count == data.count && existing == data
+    }
+
+    /// Makes the folder that `path` (relative to the root) goes in, and its parents, unless this build
+    /// already has.
+    private func makeFolder(of path: String) throws {
+        let folder = path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
+        if lock.withLock({ folders.contains(folder) }) { return }
+        guard !folder.isEmpty else {
+            // The output folder itself, and any folders it is in.
+            try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
+            _ = lock.withLock { folders.insert(folder) }
+            return
+        }
+        try makeFolder(of: String(folder))
+        if mkdir(rootPath + "/" + folder, 0o755) != 0 && errno != EEXIST {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: rootPath + "/" + folder,
+                                                           NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        }
+        _ = lock.withLock { folders.insert(folder) }
     }
 
     /// Writes `data` to a new file at `path`. Foundation's `Data.write` syncs every file to disk, a
@@ -119,12 +156,18 @@ final class OutputWriter: @unchecked Sendable {
 /// Replaces the file at `url` (in an existing folder) with `data` through a temporary file beside it and a
 /// rename, so that a reader (a browser on `sitegen serve`, a tool reading a report) never sees half of it.
 public func replaceFile(at url: URL, with data: Data) throws {
+    try replaceFile(atPath: url.path, with: data)
+}
+
+/// `replaceFile(at:with:)` by path, as render workers call it for every page.
+func replaceFile(atPath path: String, with data: Data) throws {
+    let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
     // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
-    let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).sitegen-\(getpid())-\(pthread_self()).tmp")
-    try OutputWriter.writeWithoutSync(data, to: temporary.path)
-    guard rename(temporary.path, url.path) == 0 else {
+    let temporary: String = path[..<slash] + "." + path[slash...] + ".sitegen-\(getpid())-\(pthread_self()).tmp"
+    try OutputWriter.writeWithoutSync(data, to: temporary)
+    guard rename(temporary, path) == 0 else {
         let reason = String(cString: strerror(errno))
-        try? FileManager.default.removeItem(at: temporary)
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: reason])
+        unlink(temporary)
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
     }
 }

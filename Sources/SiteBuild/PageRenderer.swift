@@ -136,7 +136,7 @@ struct PageRenderer {
             "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": controller.fetchedIDs.count,
             "chart": chart.svg(),
         ]
-        try write(listing.indexTemplate, context, path: indexPath)
+        try write(listing.indexTemplate, path: indexPath) { context }
         if listing.writesMarkdown {
             var report = "# \(MarkdownReport.cell(listing.title))\n\n\(controller.fetchedIDs.count) records in \(sections.count) sections.\n\n"
             report += "## Records per section\n\n" + MarkdownReport.table(
@@ -217,32 +217,35 @@ struct PageRenderer {
                 try writeFeeds(of: listing, title: heading, paginator: paginator, page: number, rows: pageRows, presenter: presenter)
             }
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
-            let items = pageRows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
-            var pagination: [String: Any] = [
-                "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
-                "first": link(paginator.newestPage), "last": link(paginator.oldestPage),
-                "pages": paginator.window(around: number).map { page -> [String: Any] in
-                    page.map { ["number": $0, "url": link($0), "current": $0 == number] } ?? ["gap": true]
-                },
-                "multiple": paginator.pageCount > 1,
-            ]
-            // prev is the newer page, next the older, whichever way the pages are numbered.
-            if let newer = paginator.newerPage(than: number) { pagination["prev"] = link(newer) }
-            if let older = paginator.olderPage(than: number) { pagination["next"] = link(older) }
-            var context: [String: Any] = [
-                "site": site, "nav": navigation,
-                "pageTitle": number == paginator.newestPage ? heading : "\(heading) — page \(number)",
-                "listing": ["name": listing.name, "title": listing.title],
-                "items": items, "empty": items.isEmpty, "pagination": pagination, "feeds": feeds,
-            ]
-            if var sectionContext {
-                if let indexPath = listing.indexPath { sectionContext["index"] = presenter.url(indexPath) }
-                context["section"] = sectionContext
+            let pageTitle = number == paginator.newestPage ? heading : "\(heading) — page \(number)"
+            let site = site
+            try write(listing.template, path: paginator.path(ofPage: number)) {
+                let items = pageRows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
+                var pagination: [String: Any] = [
+                    "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
+                    "first": link(paginator.newestPage), "last": link(paginator.oldestPage),
+                    "pages": paginator.window(around: number).map { page -> [String: Any] in
+                        page.map { ["number": $0, "url": link($0), "current": $0 == number] } ?? ["gap": true]
+                    },
+                    "multiple": paginator.pageCount > 1,
+                ]
+                // prev is the newer page, next the older, whichever way the pages are numbered.
+                if let newer = paginator.newerPage(than: number) { pagination["prev"] = link(newer) }
+                if let older = paginator.olderPage(than: number) { pagination["next"] = link(older) }
+                var context: [String: Any] = [
+                    "site": site, "nav": navigation, "pageTitle": pageTitle,
+                    "listing": ["name": listing.name, "title": listing.title],
+                    "items": items, "empty": items.isEmpty, "pagination": pagination, "feeds": feeds,
+                ]
+                if var sectionContext {
+                    if let indexPath = listing.indexPath { sectionContext["index"] = presenter.url(indexPath) }
+                    context["section"] = sectionContext
+                }
+                return context
             }
-            try write(listing.template, context, path: paginator.path(ofPage: number))
             if listing.writesMarkdown {
                 let summary = sectionContext == nil && number == paginator.newestPage ? try yearSummary(of: listing) : ""
-                try writer.write(markdownPage(title: context["pageTitle"] as! String, rows: pageRows, presenter: presenter,
+                try writer.write(markdownPage(title: pageTitle, rows: pageRows, presenter: presenter,
                                               paginator: paginator, number: number, summary: summary),
                                  to: String(paginator.path(ofPage: number).dropFirst()) + "index.md")
             }
@@ -323,22 +326,22 @@ struct PageRenderer {
             guard plan.needsRender([file], inputs: pageInputs, about: record, dirty: dirty.contains(id) || last?.path != file,
                                    explain: { explainDetail(id: id, delta: delta, table: collection.name) })
             else { continue }
-            var context: [String: Any] = [
-                "site": site, "nav": navigation, "pageTitle": presenter.title(row),
-                "record": presenter.context(row, related: try RelatedRecords(database: database, collection: collection)
-                    .fetch(for: [row]).values.first ?? [:]),
-                "title": presenter.title(row),
-            ]
-            if let field = detail.bodyField, let text = row[field]?.stringValue {
-                context["body"] = body.html(text, format: detail.bodyFormat)
+            let related = try RelatedRecords(database: database, collection: collection).fetch(for: [row]).values.first ?? [:]
+            let previous = offset > 0 ? try controller.objects(in: (offset - 1)..<offset).first : nil
+            let next = offset + 1 < count ? try controller.objects(in: (offset + 1)..<(offset + 2)).first : nil
+            let site = site, body = body
+            try write(detail.template, path: path) {
+                var context: [String: Any] = [
+                    "site": site, "nav": navigation, "pageTitle": presenter.title(row),
+                    "record": presenter.context(row, related: related), "title": presenter.title(row),
+                ]
+                if let field = detail.bodyField, let text = row[field]?.stringValue {
+                    context["body"] = body.html(text, format: detail.bodyFormat)
+                }
+                if let previous { context["prev"] = Self.neighbour(previous, presenter) }
+                if let next { context["next"] = Self.neighbour(next, presenter) }
+                return context
             }
-            if offset > 0, let previous = try controller.objects(in: (offset - 1)..<offset).first {
-                context["prev"] = neighbour(previous, presenter)
-            }
-            if offset + 1 < count, let next = try controller.objects(in: (offset + 1)..<(offset + 2)).first {
-                context["next"] = neighbour(next, presenter)
-            }
-            try write(detail.template, context, path: path)
         }
         return (problems, Self.report("detail \(collection.name)", delta))
     }
@@ -469,7 +472,7 @@ struct PageRenderer {
         }
     }
 
-    private func neighbour(_ row: Row, _ presenter: RecordPresenter) -> [String: Any] {
+    private static func neighbour(_ row: Row, _ presenter: RecordPresenter) -> [String: Any] {
         ["title": presenter.title(row), "url": presenter.detailPath(row).map(presenter.url) ?? ""]
     }
 
@@ -490,9 +493,10 @@ struct PageRenderer {
         }
     }
 
-    /// Queues the page at site path `path` (`/banks/1/` is written as `banks/1/index.html`).
-    private func write(_ template: String, _ context: [String: Any], path: String) throws {
-        try queue.submit(template: template, context: context, path: String(path.dropFirst()) + "index.html")
+    /// Queues the page at site path `path` (`/banks/1/` is written as `banks/1/index.html`), its context
+    /// made by `context` on a render worker.
+    private func write(_ template: String, path: String, context: @escaping () throws -> [String: Any]) throws {
+        try queue.submit(template: template, path: String(path.dropFirst()) + "index.html", context: context)
     }
 }
 

@@ -33,6 +33,29 @@ struct PathPattern {
 
 /// A URL path segment made from `text`: lower-case ASCII letters and digits joined by single hyphens.
 func slugify(_ text: String) -> String {
+    // ASCII text (nearly every key and field) a byte at a time; the rest through Unicode lower-casing,
+    // which can turn a non-ASCII letter into an ASCII one (K, the Kelvin sign, into k).
+    if text.utf8.allSatisfy({ $0 < 0x80 }) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var pendingHyphen = false
+        for byte in text.utf8 {
+            let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(lower) {
+                if pendingHyphen, !bytes.isEmpty { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(lower)
+                pendingHyphen = false
+            } else {
+                pendingHyphen = true
+            }
+        }
+        return bytes.isEmpty ? "untitled" : String(decoding: bytes, as: UTF8.self)
+    }
+    return unicodeSlug(text)
+}
+
+/// `slugify` for any text: lower-cased as Unicode, then the ASCII letters and digits kept.
+func unicodeSlug(_ text: String) -> String {
     var slug = ""
     var pendingHyphen = false
     for scalar in text.lowercased().unicodeScalars {

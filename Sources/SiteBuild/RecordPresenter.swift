@@ -6,7 +6,14 @@ import SiteStore
 struct RecordPresenter {
     let collection: CollectionConfig
     let config: SiteConfig
-    var basePath: String { config.basePath }
+    /// `config.basePath`, worked out once: every link on a page starts with it.
+    let basePath: String
+
+    init(collection: CollectionConfig, config: SiteConfig, basePath: String? = nil) {
+        self.collection = collection
+        self.config = config
+        self.basePath = basePath ?? config.basePath
+    }
 
     /// The site path of the row's detail page (`/banks/10538/`), `nil` when the collection has none.
     func detailPath(_ row: Row) -> String? {
@@ -28,7 +35,8 @@ struct RecordPresenter {
     func context(_ row: Row, related: [String: [Row]] = [:]) -> [String: Any] {
         let site = TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)
         var context: [String: Any] = [:]
-        for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") && !column.contains(".") {
+        // `utf8.contains`, not `contains(".")`: the latter is Foundation's substring search, per column per row.
+        for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") && !column.utf8.contains(UInt8(ascii: ".")) {
             guard let text = value.stringValue else { continue }
             if collection.fields.contains(where: { $0.name == column && $0.type == .list }) {
                 // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).
@@ -44,7 +52,7 @@ struct RecordPresenter {
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
         for relationship in collection.relationships where relationship.toMany {
             guard let target = config.collection(named: relationship.target) else { continue }
-            let presenter = RecordPresenter(collection: target, config: config)
+            let presenter = RecordPresenter(collection: target, config: config, basePath: basePath)
             let records = (related[relationship.field] ?? []).map { presenter.context($0) }
             context[relationship.field] = records.isEmpty ? nil : records
         }
@@ -55,7 +63,7 @@ struct RecordPresenter {
                 let index = row.columns.firstIndex(of: prefix + "_key"), !row.values[index].isNull
             else { continue }
             let related = Row(columns: columns.map { String(row.columns[$0].dropFirst(prefix.count)) }, values: columns.map { row.values[$0] })
-            context[relationship.field] = RecordPresenter(collection: target, config: config).context(related)
+            context[relationship.field] = RecordPresenter(collection: target, config: config, basePath: basePath).context(related)
         }
         return context
     }

@@ -11,7 +11,9 @@ import SiteRender
 final class RenderQueue: @unchecked Sendable {
     private struct Job {
         let template: String
-        let context: [String: Any]
+        /// Builds the page's context on the worker: presenting rows, rendering Markdown bodies and
+        /// making links is much of a page's cost, and the caller's thread is the one that cannot be shared.
+        let context: () throws -> [String: Any]
         let path: String
     }
 
@@ -42,8 +44,9 @@ final class RenderQueue: @unchecked Sendable {
         }
     }
 
-    /// Queues a page: `template` rendered with `context`, written to `path` (relative to the output folder).
-    func submit(template: String, context: [String: Any], path: String) throws {
+    /// Queues a page: `template` rendered with the context `context` makes (on a worker thread, so it
+    /// must not touch the database), written to `path` (relative to the output folder).
+    func submit(template: String, path: String, context: @escaping () throws -> [String: Any]) throws {
         condition.lock()
         defer { condition.unlock() }
         while jobs.count >= capacity && failure == nil { condition.wait() }
@@ -78,7 +81,7 @@ final class RenderQueue: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
             do {
-                try writer.write(templates.render(job.template, context: job.context, knownNames: knownNames), to: job.path)
+                try writer.write(templates.render(job.template, context: job.context(), knownNames: knownNames), to: job.path)
             } catch {
                 condition.lock()
                 if failure == nil { failure = error }

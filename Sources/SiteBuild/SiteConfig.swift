@@ -19,8 +19,21 @@ public struct SiteConfig: Sendable {
 
     /// The path part of `baseURL`, ending with `/`: what site-relative links start with.
     public var basePath: String {
-        let path = URL(string: baseURL)?.path ?? "/"
+        let path = Self.plainPath(of: baseURL) ?? URL(string: baseURL)?.path ?? "/"
         return path.hasSuffix("/") ? path : path + "/"
+    }
+
+    /// The path of a plain `scheme://host/path` URL without parsing it as a URL (every link on every page
+    /// asks for the base path); nil when escapes, a query or a fragment need the URL parser.
+    private static func plainPath(of url: String) -> String? {
+        guard !url.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                  || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "\\") || $0 <= 0x20 || $0 >= 0x7F }),
+              let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://"),
+              url[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }), colon != url.startIndex
+        else { return nil }
+        let schemeEnd = url.index(colon, offsetBy: 3)
+        let afterHost = url[schemeEnd...].firstIndex(of: "/") ?? url.endIndex
+        return afterHost == url.endIndex ? "" : String(url[afterHost...])
     }
 
     /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
