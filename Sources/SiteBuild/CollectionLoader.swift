@@ -59,7 +59,7 @@ struct CollectionLoader {
     private struct FilePlan {
         let root: URL
         let path: String
-        var url: URL { root.appendingPathComponent(path) }
+        var url: URL { root.appendingPathComponent(path, isDirectory: false) }
         let stat: SiteStore.SourceFingerprint
         /// What the store recorded of it at its last load, if anything.
         let previous: SiteStore.SourceFingerprint?
@@ -94,11 +94,52 @@ struct CollectionLoader {
         return previous.size == stat.size && previous.modified == stat.modified
     }
 
+    /// A small source file as the read-ahead thread leaves it: read, hashed and parsed into rows.
+    private enum PreparedFile {
+        /// Its bytes are the ones of its last good load (only touched).
+        case unchanged(hash: Int64)
+        /// Its rows, up to `failure` if parsing stopped at one, with its warnings.
+        case parsed(rows: [StoredRow], warnings: [SourceError], failure: SourceError?, hash: Int64)
+        /// It could not be read.
+        case unreadable(SourceError)
+    }
+
+    /// Reads, hashes and parses one small file, off the caller's thread (nothing here touches the store).
+    private func prepare(_ file: FilePlan, previous: SiteStore.SourceFingerprint?, collection: CollectionConfig,
+                         schema: CollectionSchema) -> PreparedFile
+    {
+        let data: Data
+        do {
+            data = try readWhole(file)
+        } catch {
+            return .unreadable(error)
+        }
+        var hash = ContentHash()
+        hash.combine(bytes: data)
+        if let previous, previous.succeeded, previous.hash == hash.signed { return .unchanged(hash: previous.hash) }
+        var input = SourceInput(data: data, displayName: file.path)
+        var rows: [StoredRow] = []
+        do {
+            let warnings = try source(for: collection, file: file.path).read(&input) { (record: Record) throws(SourceError) in
+                rows.append(Self.storedRow(record, schema: schema))
+            }
+            return .parsed(rows: rows, warnings: warnings, failure: nil, hash: hash.signed)
+        } catch {
+            return .parsed(rows: rows, warnings: [], failure: error, hash: hash.signed)
+        }
+    }
+
     private func load(plan: CollectionPlan, into outcome: inout Outcome) throws {
         let collection = plan.collection, schema = plan.schema
         // A rebuilt table (the fields changed) forgets its sources: every file is read again.
         let rebuilt = try store.prepareTable(schema)
         var changes = Changeset()
+        // Small files are read and parsed on another thread, ahead of the rows being stored here.
+        let small = plan.files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }
+        let readAhead = ReadAhead(count: small.count) { [self] index in
+            prepare(small[index], previous: rebuilt ? nil : small[index].previous, collection: collection, schema: schema)
+        }
+        defer { readAhead.cancel() }
         for file in plan.files {
             var fingerprint = file.stat
             if !rebuilt && !file.needsReading {
@@ -108,23 +149,31 @@ struct CollectionLoader {
             let previous = rebuilt ? nil : file.previous
             outcome.sourcesRead += 1
             do {
-                let source = source(for: collection, file: file.path)
                 var warnings: [SourceError] = []
                 if fingerprint.size <= Self.wholeFileLimit {
-                    // Read once: the bytes are hashed, then parsed.
-                    let data = try readWhole(file)
-                    var hash = ContentHash()
-                    hash.combine(bytes: data)
-                    if let previous, previous.succeeded, previous.hash == hash.signed {
-                        try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: previous.hash, into: &outcome)
+                    switch readAhead.next()! {
+                    case .unreadable(let error):
+                        throw error
+                    case .unchanged(let hash):
+                        try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: hash, into: &outcome)
                         continue
+                    case .parsed(let rows, let parsedWarnings, let failure, let hash):
+                        changes.merge(try store.replaceRows(of: file.path, in: schema) { replacement in
+                            for row in rows {
+                                do {
+                                    try replacement.write(row)
+                                } catch let error as StoreError {
+                                    // A key another file has (or this one, twice): the source fails at the row's line.
+                                    throw SourceError(file: file.path, line: row.line, reason: error.description)
+                                }
+                            }
+                            if let failure { throw failure }
+                        })
+                        warnings = parsedWarnings
+                        fingerprint.hash = hash
                     }
-                    var input = SourceInput(data: data, displayName: file.path)
-                    changes.merge(try store.replaceRows(of: file.path, in: schema) { rows in
-                        warnings = try Self.read(source, from: &input, into: rows, schema: schema)
-                    })
-                    fingerprint.hash = hash.signed
                 } else {
+                    let source = source(for: collection, file: file.path)
                     // Too large to hold: a file of the same size may only have been touched, which one
                     // hashing pass (no parsing, no store) tells; else it is streamed through the parser.
                     if let previous, previous.succeeded, previous.size == fingerprint.size, try hash(of: file) == previous.hash {
@@ -171,29 +220,6 @@ struct CollectionLoader {
         outcome.sourcesUnchanged += 1
     }
 
-    /// Streams `source`'s records into `rows`; returns the source's warnings. A row the store refuses (a
-    /// key another file has) fails the source at its line; an SQLite failure is rethrown as it was.
-    private static func read(_ source: any Source, from input: inout SourceInput, into rows: RowReplacement,
-                             schema: CollectionSchema) throws -> [SourceError]
-    {
-        var storeFailure: (any Error)?
-        do {
-            return try source.read(&input) { (record: Record) throws(SourceError) in
-                do {
-                    try rows.write(Self.storedRow(record, schema: schema))
-                } catch let error as StoreError {
-                    throw SourceError(file: source.displayName, line: record.line, reason: error.description)
-                } catch {
-                    storeFailure = error
-                    throw SourceError(file: source.displayName, line: record.line, reason: "\(error)")
-                }
-            }
-        } catch {
-            if let storeFailure { throw storeFailure }
-            throw error
-        }
-    }
-
     /// The file's bytes, read with one `open` and `read` by path: building a URL and going through
     /// `Data(contentsOf:)` cost more than parsing a small Markdown file.
     private func readWhole(_ file: FilePlan) throws(SourceError) -> Data {
@@ -233,7 +259,8 @@ struct CollectionLoader {
     }
 
     private func source(for collection: CollectionConfig, file: String) -> any Source {
-        let url = root.appendingPathComponent(file)
+        // Said to be a file: else the URL asks the file system whether the path is a folder, per source.
+        let url = root.appendingPathComponent(file, isDirectory: false)
         switch collection.kind {
         case .csv: return CSVSource(url: url, displayName: file, key: collection.key!, fields: collection.fields)
         case .json: return JSONRecordSource(url: url, displayName: file, layout: .array, key: collection.key!, fields: collection.fields)

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Computes `work(0)`, `work(1)`, … on a background thread, a bounded number ahead of the caller, who
+/// takes the results in order with `next()`: the load reads and parses the next source files while the
+/// caller's thread (the only one that may touch the store) writes the last one's rows.
+final class ReadAhead<Result>: @unchecked Sendable {
+    private let count: Int
+    private let window: Int
+    private let work: (Int) -> Result
+    private let condition = NSCondition()
+    private var ready: [Int: Result] = [:]
+    private var taken = 0
+    private var cancelled = false
+    private var thread: Thread?
+
+    /// Starts computing `work` for `0..<count`, at most `window` results ahead of the ones taken.
+    init(count: Int, window: Int = 32, work: @escaping (Int) -> Result) {
+        self.count = count
+        self.window = max(1, window)
+        self.work = work
+        guard count > 0 else { return }
+        let thread = Thread { [self] in produce() }
+        thread.stackSize = 1 << 22
+        self.thread = thread
+        thread.start()
+    }
+
+    deinit { cancel() }
+
+    /// The next result, in order, waiting for it if need be; nil after the last.
+    func next() -> Result? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard taken < count else { return nil }
+        while ready[taken] == nil { condition.wait() }
+        let result = ready.removeValue(forKey: taken)
+        taken += 1
+        condition.broadcast()
+        return result
+    }
+
+    /// Stops computing results nobody will take (the caller failed part way).
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func produce() {
+        for index in 0..<count {
+            condition.lock()
+            while index - taken >= window && !cancelled { condition.wait() }
+            let stop = cancelled
+            condition.unlock()
+            if stop { return }
+            let result = work(index)
+            condition.lock()
+            ready[index] = result
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
