@@ -60,7 +60,7 @@ public final class SiteStore {
         try database.execute("PRAGMA cache_size = -65536")
         defer {
             if switched { _ = try? database.fetchValue("PRAGMA journal_mode = WAL") }
-            try? database.execute("PRAGMA cache_size = -2000")
+            try? database.execute("PRAGMA cache_size = -32768")
         }
         return try body()
     }
