@@ -94,14 +94,21 @@ struct CompiledRequest: Sendable {
             + "(SELECT \(Self.quoteColumn(relationship.targetKey)) FROM \(related) WHERE rowid IN (\(list)))"
     }
 
-    /// The full rows (and prefetched related columns) of `count` ids; the first column is the id.
+    /// The rows (and prefetched related columns) of `count` ids; the first column is the id.
+    /// `relatedColumns` holds each prefetched relationship's columns by name, and the table's own under
+    /// `""` when some of them are not fetched.
     func rowsQuery(forIDs count: Int, relatedColumns: [String: [String]]) -> String {
         let table = quoteIdentifier(request.table)
-        var select = "\(idExpression) AS \"_fetched_id\", \(table).*"
+        var select = "\(idExpression) AS \"_fetched_id\", "
+        if let columns = relatedColumns[""] {
+            select += columns.filter { !request.unfetchedProperties.contains($0) }.map { "\(table).\(quoteIdentifier($0))" }.joined(separator: ", ")
+        } else {
+            select += "\(table).*"
+        }
         var from = "FROM " + table
         for name in request.prefetchedRelationships {
             guard let relationship = request.relationships.first(where: { $0.name == name }) else { continue }
-            for column in relatedColumns[name] ?? [] {
+            for column in relatedColumns[name] ?? [] where !request.unfetchedProperties.contains(name + "." + column) {
                 select += ", \(quoteIdentifier(name)).\(quoteIdentifier(column)) AS \(quoteIdentifier(name + "." + column))"
             }
             from += " LEFT JOIN \(quoteIdentifier(relationship.table)) AS \(quoteIdentifier(name))"

@@ -37,6 +37,9 @@ public struct FetchRequest: Sendable, Hashable {
     public var versionColumn: String?
     /// Relationships whose columns are read with each batch of rows, as `relationship.column`.
     public var prefetchedRelationships: [String]
+    /// Columns that fetched rows leave out (a column of `table`, or `relationship.column` of a prefetched
+    /// relationship): a long text no page of a listing shows need not be read for each of its rows.
+    public var unfetchedProperties: Set<String>
     /// How many rows one batch query reads.
     public var batchSize: Int
     /// At most this many rows, `nil` for all.
@@ -49,8 +52,10 @@ public struct FetchRequest: Sendable, Hashable {
         table: String, idColumn: String = "rowid", filter: String? = nil, arguments: [DatabaseValue] = [],
         sortDescriptors: [SortDescriptor] = [], relationships: [Relationship] = [], sectionKey: String? = nil,
         sectionOrder: [SectionDeclaration]? = nil, showsEmptySections: Bool = false, versionColumn: String? = nil,
-        prefetchedRelationships: [String] = [], batchSize: Int = 20, limit: Int? = nil, offset: Int = 0
+        prefetchedRelationships: [String] = [], batchSize: Int = 20, limit: Int? = nil, offset: Int = 0,
+        unfetchedProperties: Set<String> = []
     ) {
+        self.unfetchedProperties = unfetchedProperties
         self.table = table
         self.idColumn = idColumn
         self.filter = filter

@@ -265,6 +265,10 @@ public final class ResultsController {
 
     private func loadRelatedColumns() throws -> [String: [String]] {
         var columns: [String: [String]] = [:]
+        if request.unfetchedProperties.contains(where: { !$0.contains(".") }) {
+            columns[""] = try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(request.table)])
+                .compactMap { $0["name"]?.stringValue }
+        }
         for name in request.prefetchedRelationships {
             guard let relationship = request.relationships.first(where: { $0.name == name }) else { continue }
             columns[name] = try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(relationship.table)])

@@ -75,6 +75,9 @@ struct PageRenderer {
         }
         // Each row's content hash is its version: a page's inputs name the versions of its rows.
         request.versionColumn = listing.taxonomy == nil ? "_hash" : "record._hash"
+        request.unfetchedProperties = Set(unshownFields(of: listing, collection: collection).map {
+            listing.taxonomy == nil ? $0 : "record." + $0
+        })
         let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)")
         var dirty = relatedChanges[collection.name] ?? []
         if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: request.table) }
@@ -149,6 +152,22 @@ struct PageRenderer {
     }
 
     /// A delta as the build report gives it.
+    /// The fields a listing's pages never show, which its rows are read without (a Markdown body is most
+    /// of a record, and a list page seldom shows it): named nowhere in its template, partials and layouts,
+    /// and not needed for a record's link or title. Listings with feeds or Markdown pages read every field.
+    func unshownFields(of listing: ListingConfig, collection: CollectionConfig) -> [String] {
+        guard listing.feeds.isEmpty, !listing.writesMarkdown else { return [] }
+        var words = Set<Substring>()
+        for source in templates.sources(usedBy: listing.template) {
+            // Every run of name characters: a tag can only reach a field by naming it.
+            words.formUnion(source.text.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        }
+        var needed: Set<String> = [collection.detail?.titleField ?? "title"]
+        if let path = collection.detail?.path { needed.formUnion(PathPattern(path).placeholders) }
+        needed.formUnion(collection.relationships.map(\.field))
+        return collection.fields.map(\.name).filter { !words.contains(Substring($0)) && !needed.contains($0) }
+    }
+
     private static func report(_ name: String, _ delta: Delta?) -> BuildSummary.ListingDelta {
         var report = BuildSummary.ListingDelta(name: name, caughtUp: delta != nil)
         guard let delta else { return report }

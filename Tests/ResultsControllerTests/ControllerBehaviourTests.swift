@@ -106,6 +106,28 @@ final class ControllerBehaviourTests: XCTestCase {
         XCTAssertEqual(controller.fetchedIDs, [1, 2, 3])
     }
 
+    func testUnfetchedPropertiesAreLeftOutOfRowsOnly() throws {
+        let database = try Database(path: ":memory:")
+        try database.executeScript("""
+            CREATE TABLE details (id INTEGER PRIMARY KEY, closed TEXT, notes TEXT);
+            CREATE TABLE banks (id INTEGER PRIMARY KEY, name TEXT, body TEXT, details_id INTEGER);
+            INSERT INTO details VALUES (1, '2024-01-05', 'long'), (2, '2023-03-10', 'longer');
+            INSERT INTO banks VALUES (1, 'Alpha', 'a long text', 2), (2, 'Beta', 'another', 1);
+            """)
+        let request = FetchRequest(table: "banks", sortDescriptors: [SortDescriptor(key: "body")],
+                                   relationships: [Relationship(name: "details", table: "details", foreignKey: "details_id")],
+                                   prefetchedRelationships: ["details"], unfetchedProperties: ["body", "details.notes"])
+        let controller = try ResultsController(database: database, request: request)
+        try controller.performFetch()
+        XCTAssertEqual(controller.fetchedIDs, [1, 2], "a column not fetched still sorts")
+        let rows = try controller.objects(in: 0..<2)
+        XCTAssertEqual(rows.map { $0["name"] }, [.text("Alpha"), .text("Beta")])
+        XCTAssertEqual(rows[0]["details.closed"], .text("2023-03-10"))
+        XCTAssertNil(rows[0]["body"])
+        XCTAssertNil(rows[0]["details.notes"])
+        XCTAssertEqual(rows[0].columns, ["id", "name", "details_id", "details.id", "details.closed"])
+    }
+
     func testDeclaredSectionsHaveTheirTitlesAndOrderAndShowWhenEmpty() throws {
         let database = try Database(path: ":memory:")
         try database.executeScript("""
