@@ -303,6 +303,35 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("tags/loans/index.html"), "loans(1):Alpha 1/1", "Alpha is under both of its tags")
     }
 
+    /// A listing reads its rows without the fields its templates never name; a template that names one gets it.
+    func testListingsReadTheFieldsTheirTemplatesName() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}",
+                                             with: "fields: {cert: integer, name: text, closed: date, notes: text, tags: list}")
+            .replacingOccurrences(of: "listings:\n", with: """
+            listings:
+              excerpts: {from: banks, sort: [-closed], path: /excerpts/, template: excerpted}
+              bytag: {from: banks, taxonomy: tags, sort: [-closed], path: "/tags/{section}/", template: tagged}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,notes,tags\n1,Alpha,2024-01-01,First notes,loans\n2,Beta,2024-02-01,Second notes,loans\n")
+        try "{{#items}}{{name}}: {{excerpt(notes)}};{{/items}}".write(
+            to: site.appendingPathComponent("Templates/excerpted.mustache"), atomically: true, encoding: .utf8)
+        try "{{> row}}".write(to: site.appendingPathComponent("Templates/tagged.mustache"), atomically: true, encoding: .utf8)
+        try "{{#items}}{{name}}={{notes}};{{/items}}".write(to: site.appendingPathComponent("Templates/row.mustache"), atomically: true, encoding: .utf8)
+        try "{{#groups}}{{#sections}}{{name}}{{/sections}}{{/groups}}".write(
+            to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func page(_ path: String) throws -> String {
+            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
+        }
+        XCTAssertEqual(try page("index.html"), "Beta;Alpha;", "the home list names only the title")
+        XCTAssertEqual(try page("excerpts/index.html"), "Beta: Second notes;Alpha: First notes;")
+        XCTAssertEqual(try page("tags/loans/index.html"), "Beta=Second notes;Alpha=First notes;", "named in a partial, through a taxonomy")
+    }
+
     func testDeclaredSectionsComeFirstWithTheirTitlesAndAnEmptyOneStillGetsItsPage() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "listings:\n", with: """
