@@ -327,7 +327,7 @@ final class LoadingTests: XCTestCase {
         func page(_ path: String) throws -> String {
             try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
         }
-        XCTAssertEqual(try page("index.html"), "Beta;Alpha;", "the home list names only the title")
+        XCTAssertEqual(try page("index.html"), "2;1;", "the home list names only the title (here the key)")
         XCTAssertEqual(try page("excerpts/index.html"), "Beta: Second notes;Alpha: First notes;")
         XCTAssertEqual(try page("tags/loans/index.html"), "Beta=Second notes;Alpha=First notes;", "named in a partial, through a taxonomy")
     }
