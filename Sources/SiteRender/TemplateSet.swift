@@ -1,19 +1,25 @@
 import Foundation
-import Mustache
 
 /// The Mustache templates of a site, by name (file name without `.mustache`), with partials and layouts.
 ///
 /// Layouts use Mustache inheritance: a page template starts with `{{<base}}` and fills the `{{$blocks}}` the
-/// base template declares.
+/// base template declares. Each template is parsed once, here, into nodes that every render walks; the
+/// output is byte for byte what swift-mustache 2.1.1, sitegen's engine before, renders (`TemplateParser`,
+/// `TemplateRenderer`; the differences are listed in `TemplateDifferentialTests`).
+///
+/// ```swift
+/// let templates = try TemplateSet(directory: site.appendingPathComponent("Templates"))
+/// let html = try templates.render("list", context: ["title": "Banks", "items": rows], knownNames: ["acquirer"])
+/// ```
 public struct TemplateSet: Sendable {
-    private let library: MustacheLibrary
     /// The names of every template loaded, sorted.
     public let names: [String]
+    /// Each template's nodes.
+    private let templates: [String: [TemplateNode]]
     /// Each template's file and text, to say where a name is used.
     private let sources: [String: (file: String, text: String)]
-
-    /// A tag that includes a partial (`{{> name}}`) or extends a layout (`{{< name}}`).
-    private static let reference = try! NSRegularExpression(pattern: #"\{\{[><]\s*([^\s}]+)\s*\}\}"#)
+    /// The partials and layouts each template names, in the order its tags name them.
+    private let references: [String: [String]]
 
     /// Loads every `*.mustache` file directly in `directory`; a template that does not parse is an error naming its file and line.
     public init(directory: URL) throws(TemplateError) {
@@ -25,54 +31,53 @@ public struct TemplateSet: Sendable {
         } catch {
             throw .missingDirectory(directory.path)
         }
-        var library = MustacheLibrary()
-        var sources: [String: (file: String, text: String)] = [:]
+        var texts: [(name: String, file: String, text: String)] = []
         for file in files {
-            let name = file.deletingPathExtension().lastPathComponent
-            let text: String
             do {
-                text = try String(contentsOf: file, encoding: .utf8)
+                texts.append((file.deletingPathExtension().lastPathComponent, file.path, try String(contentsOf: file, encoding: .utf8)))
             } catch {
                 throw .unreadable(file: file.path, reason: "\(error)")
             }
-            sources[name] = (file.path, text)
-            do {
-                library.register(try MustacheTemplate(string: text), named: name)
-            } catch let error as MustacheTemplate.ParserError {
-                throw .syntax(file: file.path, line: error.context.lineNumber, column: error.context.columnNumber,
-                              reason: "\(error.error)")
-            } catch {
-                throw .syntax(file: file.path, line: 1, column: 1, reason: "\(error)")
-            }
         }
-        self.library = library
-        self.names = files.map { $0.deletingPathExtension().lastPathComponent }
-        self.sources = sources
-        // A partial or layout that is not there would render as nothing; it is an error where it is named.
-        let reference = Self.reference
-        for name in names {
-            let (file, text) = sources[name]!
-            for match in reference.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-                let target = String(text[Range(match.range(at: 1), in: text)!])
-                guard sources[target] == nil else { continue }
-                let before = text[..<Range(match.range, in: text)!.lowerBound]
-                let line = before.filter { $0 == "\n" }.count + 1
-                let column = before.distance(from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex, to: before.endIndex) + 1
-                throw .missingPartial(name: target, file: file, line: line, column: column, available: names)
+        try self.init(texts: texts)
+    }
+
+    /// Compiles templates given as `(name, file, text)`, sorted by name; errors name `file`.
+    init(texts: [(name: String, file: String, text: String)]) throws(TemplateError) {
+        var templates: [String: [TemplateNode]] = [:]
+        var sources: [String: (file: String, text: String)] = [:]
+        var references: [String: [String]] = [:]
+        var tags: [(name: String, location: SourceLocation)] = []
+        for (name, file, text) in texts {
+            sources[name] = (file, text)
+            var parser = TemplateParser(text, template: name)
+            do {
+                templates[name] = try parser.parse()
+            } catch {
+                let (line, column) = parser.lineAndColumn(of: error.offset)
+                throw .syntax(file: file, line: line, column: column, reason: error.reason)
             }
+            references[name] = parser.references.map(\.name)
+            tags += parser.references
+        }
+        self.names = texts.map(\.name)
+        self.templates = templates
+        self.sources = sources
+        self.references = references
+        // A partial or layout that is not there would render as nothing; it is an error where it is named.
+        for (target, location) in tags where !target.isEmpty && templates[target] == nil {
+            throw .missingPartial(name: target, file: sources[location.template]!.file, line: location.line, column: location.column,
+                                  available: names)
         }
     }
 
     /// The template `name` and every partial and layout it uses, directly or through others, as
     /// `(name, text)` sorted by name: what a page rendered with it depends on.
     public func sources(usedBy name: String) -> [(name: String, text: String)] {
-        let reference = Self.reference
         var seen: Set<String> = [], pending = [name]
         while let next = pending.popLast() {
-            guard seen.insert(next).inserted, let text = sources[next]?.text else { continue }
-            for match in reference.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-                pending.append(String(text[Range(match.range(at: 1), in: text)!]))
-            }
+            guard seen.insert(next).inserted, let named = references[next] else { continue }
+            pending += named
         }
         return seen.sorted().compactMap { name in sources[name].map { (name, $0.text) } }
     }
@@ -81,51 +86,41 @@ public struct TemplateSet: Sendable {
     /// value: a name that is neither in the context nor known (a misspelt field) is an error naming the
     /// template file and line where it is used, not an empty string on a published page.
     public func render(_ name: String, context: [String: Any], knownNames: Set<String>) throws(TemplateError) -> String {
-        let root = StrictRoot(values: context, knownNames: knownNames)
-        guard let output = library.render(root, withTemplate: name) else {
-            throw .missingTemplate(name: name, available: names)
-        }
-        if let unknown = root.unknownNames.sorted().first {
-            let (file, line, column) = location(of: unknown, preferring: name)
-            throw .unknownVariable(name: unknown, file: file, line: line, column: column)
+        guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
+        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, preferring: name)
+        let output = renderer.render(template, root: .root(context))
+        // The first unknown name in order, where the page's own template uses it if it does, else where it was first used.
+        if let (unknown, location) = renderer.unknownNames.min(by: { $0.key < $1.key }) {
+            throw .unknownVariable(name: unknown, file: sources[location.template]?.file ?? location.template,
+                                   line: location.line, column: location.column)
         }
         return output
-    }
-
-    /// Where a tag first names `variable`: in the template `preferred`, else in any other, by name.
-    private func location(of variable: String, preferring preferred: String) -> (String, Int, Int) {
-        let escaped = NSRegularExpression.escapedPattern(for: variable)
-        let pattern = try! NSRegularExpression(pattern: #"\{\{[#^&{/]?\s*(?:[A-Za-z_]+\()?"# + escaped + #"(?=[\s.}|)])"#)
-        for name in [preferred] + names where sources[name] != nil {
-            let (file, text) = sources[name]!
-            guard let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-                let range = Range(match.range, in: text) else { continue }
-            let before = text[..<range.lowerBound]
-            let line = before.filter { $0 == "\n" }.count + 1
-            let column = before.distance(from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex, to: before.endIndex) + 1
-            return (file, line, column)
-        }
-        return (sources[preferred]?.file ?? preferred, 1, 1)
     }
 
     /// Renders the template `name` with `context` (dictionaries, arrays, strings, numbers, booleans).
     public func render(_ name: String, context: [String: Any]) throws(TemplateError) -> String {
-        guard let output = library.render(context, withTemplate: name) else {
-            throw .missingTemplate(name: name, available: names)
-        }
-        return output
+        guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
+        var renderer = TemplateRenderer(templates: templates, knownNames: nil, preferring: name)
+        return renderer.render(template, root: .dictionary(context))
     }
 }
 
 /// Why templates could not be loaded or used.
 public enum TemplateError: Error, CustomStringConvertible, Equatable {
+    /// The site has no templates folder at this path.
     case missingDirectory(String)
+    /// A template file could not be read as UTF-8.
     case unreadable(file: String, reason: String)
+    /// A template does not parse; `line` and `column` point at the tag at fault.
     case syntax(file: String, line: Int, column: Int, reason: String)
+    /// A page asks for a template the folder does not have.
     case missingTemplate(name: String, available: [String])
+    /// A tag names a value that no scope of the page has and that no page may lack.
     case unknownVariable(name: String, file: String, line: Int, column: Int)
+    /// A `{{> partial}}` or `{{< layout}}` tag names a template the folder does not have.
     case missingPartial(name: String, file: String, line: Int, column: Int, available: [String])
 
+    /// The error as one line naming the file, line and column at fault, and what to do.
     public var description: String {
         switch self {
         case .missingDirectory(let path):
@@ -141,24 +136,5 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
         case .unknownVariable(let name, let file, let line, let column):
             return "\(file):\(line):\(column): '\(name)' is not a field or a value this page has; check its spelling"
         }
-    }
-}
-
-/// A page's context as the bottom of Mustache's lookup stack: a name that reaches it unfound is not in
-/// any scope of the page, and is recorded unless it is one that a page may lack (an optional field).
-private final class StrictRoot: MustacheParent {
-    let values: [String: Any]
-    let knownNames: Set<String>
-    private(set) var unknownNames = Set<String>()
-
-    init(values: [String: Any], knownNames: Set<String>) {
-        self.values = values
-        self.knownNames = knownNames
-    }
-
-    func child(named name: String) -> Any? {
-        if let value = values[name] { return value }
-        if !knownNames.contains(name) { unknownNames.insert(name) }
-        return nil
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Mustache
 
 /// A record's text as templates see it: rendered as itself (`{{closing_date}}`), with sitegen's helpers
 /// as Mustache transforms (`{{date(closing_date)}}`, `{{{markdown(notes)}}}`).
@@ -13,7 +12,7 @@ import Mustache
 /// | `absolute` | a site path (`url`) as a full URL on the site's `baseURL` |
 /// | `json`, `xml` | the text as a JSON string literal, or escaped for XML |
 /// | `capitalized`, `lowercased`, `uppercased`, `reversed`, `empty` | as for any Mustache string |
-public struct TemplateText: MustacheTransformable, MustacheParent, CustomStringConvertible, Sendable {
+public struct TemplateText: CustomStringConvertible, Sendable {
     /// What the helpers need to know of the site.
     public struct Site: Sendable {
         /// The site's `baseURL`, ending with `/`.
@@ -45,12 +44,22 @@ public struct TemplateText: MustacheTransformable, MustacheParent, CustomStringC
         self.site = site
     }
 
+    /// The text itself, which is what `{{field}}` prints.
     public var description: String { text }
 
-    /// None: inside `{{#field}}…{{/field}}` every name is looked up in the page around it, as for a string.
-    public func child(named: String) -> Any? { nil }
-
+    /// What the transform `name` makes of the text (a `String`, or a `Bool` for `empty`); `nil` when there
+    /// is no such transform. Inside `{{#field}}…{{/field}}` names are looked up in the page around it.
     public func transform(_ name: String) -> Any? {
+        if let helped = helper(name) { return helped }
+        switch TemplateValue.transformed(text, name) {
+        case .string(let transformed)?: return transformed
+        case .boolean(let flag)?: return flag
+        default: return nil
+        }
+    }
+
+    /// The text through one of sitegen's own helpers; `nil` for other names.
+    func helper(_ name: String) -> String? {
         switch name {
         case "date", "month", "year": return Self.calendarText(text, style: name)
         case "number": return Self.groupedNumber(text)
@@ -59,7 +68,7 @@ public struct TemplateText: MustacheTransformable, MustacheParent, CustomStringC
         case "absolute": return site.absoluteURL(text)
         case "json": return jsonString(text)
         case "xml": return escapeXML(text)
-        default: return text.transform(name)
+        default: return nil
         }
     }
 

@@ -1,0 +1,298 @@
+/// Renders compiled templates into one string: a stack of contexts, names resolved through it, sections,
+/// partials with their indentation, and layout blocks, as swift-mustache 2.1.1 renders them.
+///
+/// The output is a `String` appended to, not bytes turned into one at the end: every piece is already
+/// valid UTF-8, and a page's bytes would otherwise be validated again.
+struct TemplateRenderer {
+    /// Where a list section is in its list, for `{{index()}}`, `{{#first()}}`, `{{#last()}}`, `{{#odd()}}`…
+    struct ListPosition {
+        let index: Int
+        let count: Int
+
+        func transformed(_ name: String) -> TemplateValue? {
+            switch name {
+            case "first": return .boolean(index == 0)
+            case "last": return .boolean(index == count - 1)
+            case "index": return .integer(index)
+            case "even": return .boolean(index & 1 == 0)
+            case "odd": return .boolean(index & 1 == 1)
+            default: return nil
+            }
+        }
+    }
+
+    /// What a template is rendered with besides the context stack.
+    struct Frame {
+        /// The list position, inside a list section only (a nested context or partial has none).
+        var position: ListPosition?
+        /// Put before each line a node starts (after the first), inside an indented standalone partial or block.
+        var indentation = ""
+        /// The blocks the pages extending this layout override, the outermost page's winning.
+        var overrides: [String: [TemplateNode]]?
+        /// Whether `{{name}}` escapes HTML (`{{%CONTENT_TYPE: TEXT}}` turns it off).
+        var escapesHTML = true
+    }
+
+    private let templates: [String: [TemplateNode]]
+    private var output = ""
+    private var stack: [TemplateValue] = []
+    /// In a strict render, the names the root may lack; `nil` renders leniently.
+    private let knownNames: Set<String>?
+    /// The template whose own tags are preferred when saying where an unknown name is used.
+    private let preferredTemplate: String
+    /// Names that no scope had, with where each was first used.
+    private(set) var unknownNames: [String: SourceLocation] = [:]
+
+    /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames` is given.
+    init(templates: [String: [TemplateNode]], knownNames: Set<String>?, preferring preferredTemplate: String) {
+        self.templates = templates
+        self.knownNames = knownNames
+        self.preferredTemplate = preferredTemplate
+    }
+
+    /// Renders `nodes` with `root` as the bottom of the context stack.
+    mutating func render(_ nodes: [TemplateNode], root: TemplateValue) -> String {
+        output.reserveCapacity(16_384)
+        stack.reserveCapacity(8)
+        stack.append(root)
+        render(nodes, Frame())
+        return output
+    }
+
+    // MARK: Nodes
+
+    private mutating func render(_ nodes: [TemplateNode], _ initial: Frame) {
+        var frame = initial
+        guard !frame.indentation.isEmpty else {
+            for node in nodes { render(node, &frame) }
+            return
+        }
+        // swift-mustache indents a node's output when what this template has rendered so far ends with a
+        // line feed (a CR LF is one Character, so it does not count); nodes are whole lines or parts of one.
+        let start = output.utf8.count
+        for node in nodes {
+            let nodeStart = output.utf8.count
+            render(node, &frame)
+            guard output.utf8.count > nodeStart, nodeStart > start, byte(at: nodeStart - 1) == 0x0A,
+                nodeStart - 1 == start || byte(at: nodeStart - 2) != 0x0D
+            else { continue }
+            output.insert(contentsOf: frame.indentation, at: output.utf8.index(output.utf8.startIndex, offsetBy: nodeStart))
+        }
+    }
+
+    private mutating func render(_ node: TemplateNode, _ frame: inout Frame) {
+        switch node {
+        case .text(let text):
+            output.append(text)
+        case .variable(let tag, let escaped):
+            guard let value = lookUp(tag, frame.position) else { return }
+            append(value, escapingHTML: escaped && frame.escapesHTML)
+        case .section(let section):
+            let value = lookUp(section.tag, frame.position)
+            if section.inverted {
+                renderInvertedSection(value, section.body, frame)
+            } else {
+                renderSection(value, section.body, frame)
+            }
+        case .partial(let reference):
+            renderPartial(reference, frame)
+        case .block(let block):
+            var inner = frame
+            inner.position = nil
+            inner.indentation = frame.indentation + block.indentation
+            render(frame.overrides?[block.name] ?? block.body, inner)
+        case .contentType(let escapesHTML):
+            frame.escapesHTML = escapesHTML
+        }
+    }
+
+    private mutating func renderSection(_ value: TemplateValue?, _ body: [TemplateNode], _ frame: Frame) {
+        switch value {
+        case .none:
+            return
+        case .list(let list)?:
+            var inner = frame
+            for position in 0..<list.count {
+                stack.append(list[position])
+                inner.position = ListPosition(index: position, count: list.count)
+                render(body, inner)
+                stack.removeLast()
+            }
+        case .boolean(let flag)?:
+            if flag { render(body, frame) }
+        case let value?:
+            stack.append(value)
+            var inner = frame
+            inner.position = nil
+            render(body, inner)
+            stack.removeLast()
+        }
+    }
+
+    private mutating func renderInvertedSection(_ value: TemplateValue?, _ body: [TemplateNode], _ frame: Frame) {
+        switch value {
+        case .none:
+            render(body, frame)
+        case .list(let list)?:
+            // An empty list is the context of its inverted section, as swift-mustache has it.
+            guard list.count == 0 else { return }
+            stack.append(.list(list))
+            var inner = frame
+            inner.position = nil
+            render(body, inner)
+            stack.removeLast()
+        case .boolean(let flag)?:
+            if !flag { render(body, frame) }
+        case .some:
+            return
+        }
+    }
+
+    private mutating func renderPartial(_ reference: PartialReference, _ frame: Frame) {
+        var name = reference.name
+        if let dynamicName = reference.dynamicName {
+            guard case .string(let chosen)? = lookUp(dynamicName, frame.position) else { return }
+            name = chosen
+        }
+        guard let nodes = templates[name] else { return }
+        var inner = Frame()
+        inner.indentation = reference.indentation.map { frame.indentation + $0 } ?? frame.indentation
+        if let overrides = reference.overrides {
+            inner.overrides = frame.overrides?.merging(overrides) { outer, _ in outer } ?? overrides
+        } else {
+            inner.overrides = frame.overrides
+        }
+        render(nodes, inner)
+    }
+
+    // MARK: Names
+
+    /// The value a tag names, its transforms applied; `nil` when there is none.
+    private mutating func lookUp(_ tag: TagName, _ position: ListPosition?) -> TemplateValue? {
+        var value: TemplateValue
+        var transformsApplied = 0
+        switch tag.start {
+        case .current:
+            value = stack[stack.count - 1]
+        case .position:
+            guard let position, let transformed = position.transformed(tag.transforms[0]) else { return nil }
+            value = transformed
+            transformsApplied = 1
+        case .innermost:
+            guard let first = child(ofScope: stack.count - 1, named: tag.path[0], tag) else { return nil }
+            value = first
+        case .anyScope:
+            var scope = stack.count - 1
+            while true {
+                if let first = child(ofScope: scope, named: tag.path[0], tag) {
+                    value = first
+                    break
+                }
+                guard scope > 0 else { return nil }
+                scope -= 1
+            }
+        }
+        var depth = 1
+        while depth < tag.path.count {
+            guard let child = value.child(named: tag.path[depth]) else { return nil }
+            value = child
+            depth += 1
+        }
+        if case .other = value, value.isNull { return nil }
+        while transformsApplied < tag.transforms.count {
+            guard let transformed = value.transformed(tag.transforms[transformsApplied]) else { return nil }
+            value = transformed
+            transformsApplied += 1
+        }
+        return value
+    }
+
+    /// The value named `name` in the context at `scope` on the stack; in a strict render, a name the page's
+    /// own context lacks is recorded unless it is known.
+    private mutating func child(ofScope scope: Int, named name: String, _ tag: TagName) -> TemplateValue? {
+        // Switching on the stack's element in place binds its payload alone, without copying the value.
+        switch stack[scope] {
+        case .dictionary(let values):
+            return values[name].map(TemplateValue.init)
+        case .root(let values):
+            if let found = values[name] { return TemplateValue(found) }
+            if let knownNames, !knownNames.contains(name) { recordUnknown(name, at: tag.location) }
+            return nil
+        case .string, .text, .integer, .boolean, .list:
+            return nil
+        default:
+            return stack[scope].child(named: name)
+        }
+    }
+
+    private mutating func recordUnknown(_ name: String, at location: SourceLocation) {
+        if let recorded = unknownNames[name] {
+            if recorded.template != preferredTemplate, location.template == preferredTemplate { unknownNames[name] = location }
+        } else {
+            unknownNames[name] = location
+        }
+    }
+
+    // MARK: Output
+
+    private func byte(at offset: Int) -> UInt8 {
+        output.utf8[output.utf8.index(output.utf8.startIndex, offsetBy: offset)]
+    }
+
+    private mutating func append(_ value: TemplateValue, escapingHTML: Bool) {
+        switch value {
+        case .string(let string): append(string, escapingHTML: escapingHTML)
+        case .text(let text): append(text.text, escapingHTML: escapingHTML)
+        case .integer(let number): output.append(String(number))
+        case .boolean(let flag): output.append(flag ? "true" : "false")
+        default: append(value.description, escapingHTML: escapingHTML)
+        }
+    }
+
+    private mutating func append(_ string: String, escapingHTML: Bool) {
+        guard escapingHTML, let firstSpecial = Self.firstHTMLSpecialCharacter(in: string) else {
+            output.append(string)
+            return
+        }
+        // Runs between special characters are copied whole; the special characters are ASCII, so every
+        // run starts and ends on a character boundary.
+        let utf8 = string.utf8
+        var runStart = utf8.startIndex
+        var index = utf8.index(utf8.startIndex, offsetBy: firstSpecial)
+        while index != utf8.endIndex {
+            let entity: String
+            switch utf8[index] {
+            case 0x22: entity = "&quot;"
+            case 0x26: entity = "&amp;"
+            case 0x27: entity = "&#39;"
+            case 0x3C: entity = "&lt;"
+            case 0x3E: entity = "&gt;"
+            default:
+                utf8.formIndex(after: &index)
+                continue
+            }
+            output.append(contentsOf: Substring(utf8[runStart..<index]))
+            output.append(entity)
+            utf8.formIndex(after: &index)
+            runStart = index
+        }
+        output.append(contentsOf: Substring(utf8[runStart...]))
+    }
+
+    /// The five characters swift-mustache escapes (`"`, `&`, `'`, `<`, `>`), as bits of the bytes below 64.
+    private static let escapedBytes: UInt64 = 1 << 0x22 | 1 << 0x26 | 1 << 0x27 | 1 << 0x3C | 1 << 0x3E
+
+    /// The UTF-8 offset of the first character HTML escapes in `string`, found a byte at a time without
+    /// decoding; `nil` for the usual text, which needs no escaping at all.
+    private static func firstHTMLSpecialCharacter(in string: String) -> Int? {
+        func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if byte < 64, escapedBytes >> UInt64(byte) & 1 == 1 { return index }
+            }
+            return nil
+        }
+        if let found = string.utf8.withContiguousStorageIfAvailable(scan) { return found }
+        return Array(string.utf8).withUnsafeBufferPointer(scan)
+    }
+}

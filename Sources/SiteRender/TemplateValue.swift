@@ -1,0 +1,256 @@
+import Foundation
+
+/// A context value as the renderer sees it, its kind found once by comparing its concrete type (no
+/// protocol casts), with what Mustache does with each kind: look names up in it, iterate it, transform
+/// it, print it. Kinds, lookups and transforms are those swift-mustache 2.1.1 gives the same values.
+enum TemplateValue {
+    case string(String)
+    case text(TemplateText)
+    case integer(Int)
+    case boolean(Bool)
+    case dictionary([String: Any])
+    /// A dictionary of texts (`["name": …, "title": …]` literals are inferred as such).
+    case textDictionary([String: String])
+    /// The page's own context in a strict render: a name it lacks is recorded (`TemplateRenderer`).
+    case root([String: Any])
+    case list(TemplateList)
+    /// An element of a dictionary's `enumerated` or `sorted` transform.
+    case pair(Pair)
+    /// Anything else: printed as Swift describes it, its stored properties looked up by name.
+    case other(Other)
+
+    /// A key and its value, as `(key:value:)` tuples print and are looked into.
+    final class Pair {
+        let key: String
+        let value: Any
+
+        init(key: String, value: Any) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// A value of another type (boxed: the common kinds stay small to copy).
+    final class Other {
+        let value: Any
+
+        init(_ value: Any) { self.value = value }
+    }
+
+    /// Classifies a value of a context.
+    init(_ value: Any) {
+        self = Self.classify(value)
+    }
+
+    /// `value`'s kind, from its concrete type: passing an `Any` here opens it, so `T` is the value's own
+    /// type and each common kind costs one comparison of type identities, where a cast from `Any` goes
+    /// through the runtime's dynamic cast (and a failing cast to an array type would convert every element).
+    private static func classify<T>(_ value: T) -> TemplateValue {
+        if T.self == TemplateText.self { return .text(unsafeBitCast(value, to: TemplateText.self)) }
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == [String: Any].self { return .dictionary(unsafeBitCast(value, to: [String: Any].self)) }
+        if T.self == [[String: Any]].self { return .list(TemplateList(.dictionaries(unsafeBitCast(value, to: [[String: Any]].self)))) }
+        if T.self == [String: String].self { return .textDictionary(unsafeBitCast(value, to: [String: String].self)) }
+        if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
+        if T.self == Bool.self { return .boolean(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == [TemplateText].self { return .list(TemplateList(.texts(unsafeBitCast(value, to: [TemplateText].self)))) }
+        if T.self == [Any].self { return .list(TemplateList(.values(unsafeBitCast(value, to: [Any].self)))) }
+        if T.self == [String].self { return .list(TemplateList(.strings(unsafeBitCast(value, to: [String].self)))) }
+        if T.self == [Int].self { return .list(TemplateList(.integers(unsafeBitCast(value, to: [Int].self)))) }
+        if T.self == Substring.self { return .string(String(unsafeBitCast(value, to: Substring.self))) }
+        // An `Any` boxed in an `Any` (generic code can make one): the value inside.
+        if T.self == Any.self { return classify(unsafeBitCast(value, to: Any.self)) }
+        // Other dictionaries with text keys and other arrays, as swift-mustache takes them: by converting.
+        if let dictionary = value as? [String: Any] { return .dictionary(dictionary) }
+        if let array = value as? [Any] { return .list(TemplateList(.values(array))) }
+        return .other(Other(value))
+    }
+
+    /// Whether this stands for no value at all (`NSNull`), as swift-mustache takes it.
+    var isNull: Bool {
+        if case .other(let other) = self { return other.value is NSNull }
+        return false
+    }
+
+    /// The value named `name` in this one, for a dotted name's later parts; `.root` is the renderer's.
+    func child(named name: String) -> TemplateValue? {
+        switch self {
+        case .dictionary(let values), .root(let values):
+            return values[name].map(TemplateValue.init)
+        case .textDictionary(let values):
+            return values[name].map(TemplateValue.string)
+        case .pair(let pair):
+            switch name {
+            case "key": return .string(pair.key)
+            case "value": return TemplateValue(pair.value)
+            default: return nil
+            }
+        case .other(let other):
+            return Self.storedProperty(of: other.value, named: name).map(TemplateValue.init)
+        case .string, .text, .integer, .boolean, .list:
+            return nil
+        }
+    }
+
+    /// What the transform `name` makes of this value; `nil` when it has no such transform.
+    func transformed(_ name: String) -> TemplateValue? {
+        switch self {
+        case .string(let string): return Self.transformed(string, name)
+        case .text(let text): return text.helper(name).map(TemplateValue.string) ?? Self.transformed(text.text, name)
+        case .integer(let number): return Self.transformed(number, name)
+        case .list(let list): return list.transformed(name)
+        case .dictionary(let values):
+            return Self.transformed(values, name)
+        case .textDictionary(let values):
+            switch name {
+            case "count": return .integer(values.count)
+            case "empty": return .boolean(values.isEmpty)
+            case "enumerated": return .list(TemplateList(.textPairs(values.map { (key: $0.key, value: $0.value) })))
+            case "sorted": return .list(TemplateList(.textPairs(values.map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })))
+            default: return nil
+            }
+        case .boolean, .root, .pair, .other:
+            return nil
+        }
+    }
+
+    /// The transforms of dictionaries: `count`, `empty`, and their `(key:value:)` pairs as they come
+    /// (`enumerated`) or by key (`sorted`).
+    private static func transformed(_ values: [String: Any], _ name: String) -> TemplateValue? {
+        switch name {
+        case "count": return .integer(values.count)
+        case "empty": return .boolean(values.isEmpty)
+        case "enumerated": return .list(TemplateList(.pairs(values.map { (key: $0.key, value: $0.value) })))
+        case "sorted": return .list(TemplateList(.pairs(values.map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })))
+        default: return nil
+        }
+    }
+
+    /// The transforms of text: `empty`, `capitalized`, `lowercased`, `uppercased`, `reversed`.
+    static func transformed(_ string: String, _ name: String) -> TemplateValue? {
+        switch name {
+        case "empty": return .boolean(string.isEmpty)
+        case "capitalized": return .string(string.capitalized)
+        case "lowercased": return .string(string.lowercased())
+        case "uppercased": return .string(string.uppercased())
+        case "reversed": return .string(String(string.reversed()))
+        default: return nil
+        }
+    }
+
+    /// The transforms of integers: `equalzero`, `plusone`, `minusone`, `even`, `odd`.
+    static func transformed(_ number: Int, _ name: String) -> TemplateValue? {
+        switch name {
+        case "equalzero": return .boolean(number == 0)
+        case "plusone": return .integer(number &+ 1)
+        case "minusone": return .integer(number &- 1)
+        case "even": return .boolean(number & 1 == 0)
+        case "odd": return .boolean(number & 1 == 1)
+        default: return nil
+        }
+    }
+
+    /// The text `{{name}}` prints for values other than text, numbers and booleans.
+    var description: String {
+        switch self {
+        case .string(let string): return string
+        case .text(let text): return text.text
+        case .integer(let number): return String(number)
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .dictionary(let values), .root(let values): return String(describing: values)
+        case .textDictionary(let values): return String(describing: values)
+        case .list(let list): return list.description
+        case .pair(let pair): return String(describing: (key: pair.key, value: pair.value))
+        case .other(let other):
+            let mirror = Mirror(reflecting: other.value)
+            if mirror.displayStyle == .optional, let wrapped = mirror.children.first?.value { return String(describing: wrapped) }
+            return String(describing: other.value)
+        }
+    }
+
+    /// A stored property of any other value, by name, an optional one unwrapped.
+    private static func storedProperty(of value: Any, named name: String) -> Any? {
+        guard let child = Mirror(reflecting: value).children.first(where: { $0.label == name }) else { return nil }
+        let mirror = Mirror(reflecting: child.value)
+        guard mirror.displayStyle == .optional else { return child.value }
+        return mirror.children.first?.value
+    }
+}
+
+/// A list of a context (or a transform's result), iterated without converting its elements up front.
+struct TemplateList {
+    /// The elements, in the array type they came in.
+    enum Elements {
+        case values([Any])
+        case dictionaries([[String: Any]])
+        case texts([TemplateText])
+        case strings([String])
+        case integers([Int])
+        case pairs([(key: String, value: Any)])
+        case textPairs([(key: String, value: String)])
+    }
+
+    let elements: Elements
+    /// Whether it is iterated from the end (the `reversed` transform).
+    let isReversed: Bool
+    let count: Int
+
+    init(_ elements: Elements, reversed: Bool = false) {
+        self.elements = elements
+        isReversed = reversed
+        switch elements {
+        case .values(let array): count = array.count
+        case .dictionaries(let array): count = array.count
+        case .texts(let array): count = array.count
+        case .strings(let array): count = array.count
+        case .integers(let array): count = array.count
+        case .pairs(let array): count = array.count
+        case .textPairs(let array): count = array.count
+        }
+    }
+
+    /// The element at `position` in iteration order.
+    subscript(position: Int) -> TemplateValue {
+        let index = isReversed ? count - 1 - position : position
+        switch elements {
+        case .values(let array): return TemplateValue(array[index])
+        case .dictionaries(let array): return .dictionary(array[index])
+        case .texts(let array): return .text(array[index])
+        case .strings(let array): return .string(array[index])
+        case .integers(let array): return .integer(array[index])
+        case .pairs(let array): return .pair(TemplateValue.Pair(key: array[index].key, value: array[index].value))
+        case .textPairs(let array): return .pair(TemplateValue.Pair(key: array[index].key, value: array[index].value))
+        }
+    }
+
+    /// `first`, `last`, `reversed`, `count`, `empty`, and `sorted` for lists of strings or integers.
+    func transformed(_ name: String) -> TemplateValue? {
+        switch name {
+        case "first": return count > 0 ? self[0] : nil
+        case "last": return count > 0 ? self[count - 1] : nil
+        case "reversed": return .list(TemplateList(elements, reversed: !isReversed))
+        case "count": return .integer(count)
+        case "empty": return .boolean(count == 0)
+        case "sorted":
+            switch elements {
+            case .strings(let array): return .list(TemplateList(.strings(array.sorted())))
+            case .integers(let array): return .list(TemplateList(.integers(array.sorted())))
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    /// What `{{list}}` prints: Swift's description of the array, or of its reversed view.
+    var description: String {
+        switch elements {
+        case .values(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .dictionaries(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .texts(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .strings(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .integers(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .pairs(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .textPairs(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        }
+    }
+}

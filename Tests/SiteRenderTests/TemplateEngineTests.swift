@@ -1,0 +1,223 @@
+import Foundation
+@testable import SiteRender
+import XCTest
+
+/// sitegen's Mustache engine on its own: the site's real templates against swift-mustache, the
+/// behaviours pages rely on, where it deliberately differs, and its errors.
+final class TemplateEngineTests: XCTestCase {
+    private let site = TemplateText.Site(baseURL: "https://banks.example.org/", allowsRawHTML: false)
+
+    private func templates(_ texts: [String: String]) throws -> TemplateSet {
+        try TemplateSet(texts: texts.keys.sorted().map { ($0, $0 + ".mustache", texts[$0]!) })
+    }
+
+    private func reference(_ texts: [String: String]) throws -> ReferenceTemplates {
+        try XCTUnwrap(ReferenceTemplates(texts.keys.sorted().map { ($0, texts[$0]!) }))
+    }
+
+    // MARK: The site's templates
+
+    /// A bank as RecordPresenter gives it: texts as `TemplateText`, absent fields missing.
+    private func record(_ number: Int, acquirer: Bool = true) -> [String: Any] {
+        var record: [String: Any] = [
+            "name": TemplateText("First Bank & Trust <\"\(number)\">", site: site), "city": TemplateText("O'Fallon", site: site),
+            "state": TemplateText("IL", site: site), "cert": TemplateText("\(10_000 + number)", site: site),
+            "closing_date": TemplateText("2024-02-\(10 + number % 18)", site: site), "fund": TemplateText("185500000", site: site),
+            "key": TemplateText("\(10_000 + number)", site: site), "title": TemplateText("Bank \(number) — Ünïcode", site: site),
+            "url": TemplateText("/banks/\(10_000 + number)/", site: site), "date": TemplateText("2023-11-03T10:00:00Z", site: site),
+            "published": TemplateText("2023-11-03T10:00:00Z", site: site), "author": TemplateText("Ann & Bo", site: site),
+            "summary": TemplateText("A **short** <b>summary</b>", site: site), "link": TemplateText("https://x.org/?a=1&b=2", site: site),
+            "source_url": TemplateText("https://src.example/\(number)", site: site),
+            "tags": [TemplateText("banks", site: site), TemplateText("news & views", site: site)],
+        ]
+        if acquirer { record["acquirer"] = TemplateText("Big \"Bank\"", site: site) }
+        return record
+    }
+
+    private func pageContexts() -> [String: [[String: Any]]] {
+        let siteValues: [String: Any] = ["title": "Failed Bank Watch", "baseURL": "https://banks.example.org/", "basePath": "/"]
+        let nav: [[String: Any]] = [["title": "Banks", "url": "/"], ["title": "By state", "url": "/states/"]]
+        let items = (0..<20).map { record($0, acquirer: $0 % 3 != 0) }
+        func pagination(number: Int, count: Int) -> [String: Any] {
+            var pagination: [String: Any] = [
+                "number": number, "pageCount": count, "rowCount": count * 20, "first": "/", "last": "/page/\(count)/",
+                "pages": (1...count).map { page -> [String: Any] in
+                    page == 3 && count > 4 ? ["gap": true] : ["number": page, "url": "/page/\(page)/", "current": page == number]
+                },
+                "multiple": count > 1,
+            ]
+            if number > 1 { pagination["prev"] = number == 2 ? "/" : "/page/\(number - 1)/" }
+            if number < count { pagination["next"] = "/page/\(number + 1)/" }
+            return pagination
+        }
+        let feeds: [[String: Any]] = [["format": "rss", "type": "application/rss+xml", "url": "/rss.xml"]]
+        var listings: [[String: Any]] = []
+        for (number, count, rows) in [(1, 1, 0), (1, 5, 20), (3, 5, 20), (5, 5, 7)] {
+            var context: [String: Any] = [
+                "site": siteValues, "nav": nav, "pageTitle": "Banks — page \(number)", "listing": ["name": "home", "title": "Banks & <more>"],
+                "items": Array(items.prefix(rows)), "empty": rows == 0, "pagination": pagination(number: number, count: count), "feeds": feeds,
+            ]
+            if number == 3 {
+                context["section"] = ["name": "CA", "title": "California", "indexTitle": "C", "count": 11, "url": "/states/ca/", "index": "/states/"]
+            }
+            listings.append(context)
+        }
+        let sections: [[String: Any]] = [
+            ["name": "CA", "title": "California", "indexTitle": "C", "count": 11, "url": "/states/ca/"],
+            ["name": "CO", "title": "Colorado", "indexTitle": "C", "count": 2, "url": "/states/co/"],
+            ["name": "TX", "title": "Texas", "indexTitle": "T", "count": 5, "url": "/states/tx/"],
+        ]
+        let groups: [[String: Any]] = ["C", "T"].map { title in ["indexTitle": title, "sections": sections.filter { $0["indexTitle"] as! String == title }] }
+        let index: [String: Any] = [
+            "site": siteValues, "nav": nav, "pageTitle": "By state", "listing": ["name": "states", "title": "By state"],
+            "sections": sections, "groups": groups, "sectionCount": 3, "rowCount": 18,
+            "chart": BarChart(title: "By state", bars: [.init(label: "CA", value: 11, link: "/states/ca/")]).svg(),
+        ]
+        let details: [[String: Any]] = [
+            ["site": siteValues, "nav": nav, "pageTitle": "Bank 1", "record": record(1), "title": "Bank 1 & <co>",
+             "body": "<p>Closed &amp; sold.</p>\n", "prev": ["title": "Bank 0", "url": "/banks/0/"], "next": ["title": "Bank 2", "url": "/banks/2/"]],
+            ["site": siteValues, "nav": nav, "pageTitle": "Bank 2", "record": record(2, acquirer: false), "title": "Bank 2"],
+        ]
+        let other: [[String: Any]] = [["site": siteValues, "nav": nav, "pageTitle": "Page not found", "body": "<p>About</p>"]]
+        return ["list": listings, "news": listings, "sections": [index], "detail": details, "404": other, "page": other]
+    }
+
+    /// What SiteConfig.templateNames lets a page lack, with the example's and the benchmark's fields.
+    private let knownNames: Set<String> = [
+        "site", "title", "baseURL", "basePath", "nav", "url", "pageTitle", "listing", "name", "items", "empty",
+        "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
+        "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
+        "groups", "sectionCount", "chart", "record", "body", "key", "city", "state", "acquirer", "cert", "closing_date", "fund",
+        "published", "author", "link", "summary", "date", "source_url", "tags",
+    ]
+
+    func testEveryTemplateOfTheExampleAndTheBenchmarkRendersAsSwiftMustacheRendersIt() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let contexts = pageContexts()
+        for folder in ["Templates", "Benchmarks/site/Templates"] {
+            let directory = root.appendingPathComponent(folder)
+            let templates = try TemplateSet(directory: directory)
+            let texts = try Dictionary(uniqueKeysWithValues: templates.names.map {
+                ($0, try String(contentsOf: directory.appendingPathComponent($0 + ".mustache"), encoding: .utf8))
+            })
+            let reference = try reference(texts)
+            var rendered = 0
+            for name in templates.names {
+                for context in contexts[name] ?? [] {
+                    let expected = reference.render(name, context: context)
+                    XCTAssertEqual(try templates.render(name, context: context), expected, "\(folder)/\(name)")
+                    let strict = reference.renderStrictly(name, context: context, knownNames: knownNames)
+                    XCTAssertEqual(strict.unknownNames, [], "\(folder)/\(name)")
+                    XCTAssertEqual(try templates.render(name, context: context, knownNames: knownNames), expected, "\(folder)/\(name)")
+                    XCTAssertTrue(expected.contains("</html>") && expected.contains("Failed Bank Watch"), expected)
+                    rendered += 1
+                }
+            }
+            XCTAssertGreaterThanOrEqual(rendered, 8, folder)
+        }
+    }
+
+    // MARK: Behaviours pages rely on
+
+    func testListsGiveTheirPositionAndTransformsChain() throws {
+        let texts = [
+            "main": "{{#items}}{{index()}}{{#first()}}^{{/first()}}{{name}}{{^last()}}, {{/last()}}{{/items}}|{{count(items)}}|"
+                + "{{#reversed(items)}}{{name}}{{/reversed(items)}}|{{uppercased(reversed(word))}}|{{plusone(n)}}|{{#sorted(tags)}}{{.}} {{/sorted(tags)}}",
+        ]
+        let context: [String: Any] = ["items": [["name": "a"], ["name": "b"], ["name": "c"]], "word": "abc", "n": 41, "tags": ["z", "b", "m"]]
+        let output = try templates(texts).render("main", context: context)
+        XCTAssertEqual(output, "0^a, 1b, 2c|3|cba|CBA|42|b m z ")
+        XCTAssertEqual(output, try reference(texts).render("main", context: context))
+    }
+
+    func testAStandalonePartialIndentsItsLaterLinesAsSwiftMustacheDoes() throws {
+        // swift-mustache indents the lines a partial's own nodes start, not every line: the second item of a
+        // list section inside the partial stays where it is.
+        let texts = ["main": "<ul>\n  {{> item}}\n</ul>\n", "item": "<li>first</li>\n{{#items}}<li>{{.}}</li>\n{{/items}}<li>last</li>\n"]
+        let context: [String: Any] = ["items": ["a", "b"]]
+        let output = try templates(texts).render("main", context: context)
+        XCTAssertEqual(output, "<ul>\n  <li>first</li>\n  <li>a</li>\n<li>b</li>\n  <li>last</li>\n</ul>\n")
+        XCTAssertEqual(output, try reference(texts).render("main", context: context))
+    }
+
+    func testALayoutsBlocksTakeTheOutermostPagesOverrides() throws {
+        let texts = [
+            "base": "<title>{{$title}}Site{{/title}}</title>\n<main>\n  {{$content}}\n  nothing\n  {{/content}}\n</main>\n",
+            "section": "{{<base}}{{$title}}Section{{/title}}{{$content}}section body{{/content}}{{/base}}",
+            "page": "{{<section}}\n{{$content}}\n<p>{{text}}</p>\n<p>two</p>\n{{/content}}\n{{/section}}\n",
+        ]
+        let context: [String: Any] = ["text": "x & y"]
+        let output = try templates(texts).render("page", context: context)
+        XCTAssertEqual(output, "<title>Section</title>\n<main>\n  <p>x &amp; y</p>\n  <p>two</p>\n</main>\n")
+        XCTAssertEqual(output, try reference(texts).render("page", context: context))
+    }
+
+    // MARK: Where sitegen differs from swift-mustache
+
+    func testHTMLCharactersFollowedByACombiningMarkAreEscapedToo() throws {
+        // swift-mustache compares whole Characters, and `"` with a combining acute accent is one Character
+        // that is not `"`: it went out as it was, closing an attribute value early.
+        let texts = ["main": "<a title=\"{{t}}\">"]
+        let context: [String: Any] = ["t": "x\"\u{301} onmouseover=alert(1) <\u{301}"]
+        XCTAssertEqual(try templates(texts).render("main", context: context), "<a title=\"x&quot;\u{301} onmouseover=alert(1) &lt;\u{301}\">")
+        XCTAssertEqual(try reference(texts).render("main", context: context), "<a title=\"x\"\u{301} onmouseover=alert(1) <\u{301}\">")
+    }
+
+    func testAStrictRendersPageContextPrintsAsADictionary() throws {
+        let texts = ["main": "{{.}}"]
+        let context: [String: Any] = ["a": 1]
+        XCTAssertEqual(try templates(texts).render("main", context: context, knownNames: []), "[&quot;a&quot;: 1]",
+                       "the old strict root printed its class name, SiteRender.StrictRoot")
+        XCTAssertEqual(try templates(texts).render("main", context: context), try reference(texts).render("main", context: context))
+    }
+
+    // MARK: Errors
+
+    private func syntaxError(_ text: String) -> (line: Int, column: Int, reason: String)? {
+        do {
+            _ = try templates(["t": text])
+            return nil
+        } catch {
+            guard case .syntax(_, let line, let column, let reason) = error as? TemplateError else { return nil }
+            return (line, column, reason)
+        }
+    }
+
+    func testSyntaxErrorsNameTheTagAtFault() throws {
+        let unclosed = try XCTUnwrap(syntaxError("one\r\ntwo\n  {{#items}}\n{{name}}\n"))
+        XCTAssertEqual([unclosed.line, unclosed.column], [3, 3], "the section that is never closed")
+        XCTAssertEqual(unclosed.reason, "{{#items}} is never closed; expected {{/items}}")
+        let mismatched = try XCTUnwrap(syntaxError("{{#a}}\n{{#b}}x{{/a}}{{/b}}"))
+        XCTAssertEqual([mismatched.line, mismatched.column], [2, 8])
+        XCTAssertEqual(mismatched.reason, "{{/a}} does not close the open section; expected {{/b}}")
+        let stray = try XCTUnwrap(syntaxError("x\n{{/reversed(a)}}"))
+        XCTAssertEqual([stray.line, stray.column, ], [2, 1])
+        XCTAssertEqual(stray.reason, "{{/reversed(a)}} closes no open section")
+        XCTAssertEqual(syntaxError("ab {{name")?.reason, "the template ends inside a tag")
+        XCTAssertEqual(syntaxError("ab {{name x}}")?.reason, "expected }} to close the tag")
+        XCTAssertEqual(syntaxError("{{<base}}{{name}}{{/base}}")?.column, 10)
+        XCTAssertNotNil(syntaxError("{{! never closed"))
+        XCTAssertNotNil(syntaxError("{{=<% %>}}"))
+        XCTAssertNotNil(syntaxError("{{$block(x)}}{{/block(x)}}"))
+        XCTAssertNotNil(syntaxError("a {"), "swift-mustache rejects a template that ends with the first character of a delimiter")
+        XCTAssertNil(syntaxError("a {{"), "but reads a whole delimiter at the end as nothing")
+        for text in ["one\r\ntwo\n  {{#items}}\n{{name}}\n", "{{#a}}\n{{#b}}x{{/a}}{{/b}}", "ab {{name", "{{<base}}{{name}}{{/base}}",
+                     "{{! never closed", "{{=<% %>}}", "{{$block(x)}}{{/block(x)}}", "a {"] {
+            XCTAssertNil(ReferenceTemplates([("t", text)]), "swift-mustache rejects \(text.debugDescription) too")
+        }
+    }
+
+    func testAnUnknownNameInAPartialIsReportedWhereThePartialUsesIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "{{#items}}\r\n  {{> row}}\r\n{{/items}}".write(to: directory.appendingPathComponent("page.mustache"), atomically: true, encoding: .utf8)
+        try "<li>\r\n{{name}} {{uppercased(cyty)}}</li>".write(to: directory.appendingPathComponent("row.mustache"), atomically: true, encoding: .utf8)
+        let templates = try TemplateSet(directory: directory)
+        XCTAssertThrowsError(try templates.render("page", context: ["items": [["name": "A"]]], knownNames: [])) { error in
+            XCTAssertEqual(error as? TemplateError, .unknownVariable(name: "cyty", file: directory.appendingPathComponent("row.mustache").path,
+                                                                    line: 2, column: 10))
+        }
+        XCTAssertEqual(templates.sources(usedBy: "page").map(\.name), ["page", "row"])
+    }
+}
