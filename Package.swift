@@ -32,10 +32,7 @@ let package = Package(
         .target(name: "SiteStore", dependencies: ["CSQLite"]),
         .target(name: "ResultsController", dependencies: ["SiteStore"]),
         .target(name: "SiteSources", dependencies: ["Yams"]),
-        .target(name: "SiteRender", dependencies: [
-            "CCmarkGFM",
-            .product(name: "Mustache", package: "swift-mustache"),
-        ]),
+        .target(name: "SiteRender", dependencies: ["CCmarkGFM"]),
         .target(name: "SiteBuild", dependencies: [
             "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams",
         ]),
@@ -52,6 +49,11 @@ let package = Package(
                           path: "Benchmarks/ControllerBenchmark"),
 
         .executableTarget(name: "LoadBenchmark", dependencies: ["SiteBuild", "SiteSources", "SiteStore"], path: "Benchmarks/LoadBenchmark"),
+        // Template rendering, sitegen's engine against swift-mustache's (`swift run -c release TemplateBenchmark`).
+        .executableTarget(name: "TemplateBenchmark", dependencies: ["SiteRender", .product(name: "Mustache", package: "swift-mustache")],
+                          path: "Benchmarks/TemplateBenchmark"),
+        // The physical floors of a full build (writing, SQLite, cmark-gfm) with nothing of sitegen's: scripts/bench-vs-hugo.
+        .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM"], path: "Benchmarks/FloorBenchmark"),
 
         // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
         .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
@@ -61,7 +63,10 @@ let package = Package(
         .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore", "TestSupport"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SiteRenderTests", dependencies: ["SiteRender"]),
+        // swift-mustache stays as the reference the template engine's differential test renders against.
+        .testTarget(name: "SiteRenderTests", dependencies: [
+            "SiteRender", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
+        ]),
         .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "TestSupport"]),
         .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild"]),
     ]
