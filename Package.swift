@@ -27,6 +27,8 @@ let package = Package(
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
+        // Linux system calls Glibc's module leaves out (renameat2's exchange).
+        .systemLibrary(name: "CLinux"),
 
         // Pipeline stages, lowest first (DESIGN.md: left may import right, never the reverse).
         .target(name: "SiteStore", dependencies: ["CSQLite"]),
@@ -34,7 +36,7 @@ let package = Package(
         .target(name: "SiteSources", dependencies: ["Yams"]),
         .target(name: "SiteRender", dependencies: ["CCmarkGFM"]),
         .target(name: "SiteBuild", dependencies: [
-            "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams",
+            "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams", "CLinux",
         ]),
         // Development tools over a built site: rebuild on change (inotify), serve output/ with live reload.
         .target(name: "SiteWatch", dependencies: ["SiteBuild"]),

@@ -23,6 +23,8 @@ final class OutputWriter: @unchecked Sendable {
 
     /// `root` as a path, for the system calls every page makes.
     private let rootPath: String
+    /// Where replaced pages' files are kept to be written into again (see `SpareFiles`); none in a dry run.
+    var spares: SpareFiles?
     /// Folders this build made or found, relative to `root`: each is made once, not once per page.
     private var folders: Set<Substring> = []
 
@@ -42,7 +44,8 @@ final class OutputWriter: @unchecked Sendable {
         let hash = ContentHash.of(contents)
         lock.withLock { paths[path] = hash }
         let fullPath = rootPath + "/" + path
-        if Self.file(at: fullPath, holds: data) {
+        let existing = Self.compare(fileAt: fullPath, with: data)
+        if existing == .same {
             lock.withLock { unchangedCount += 1 }
             return
         }
@@ -53,24 +56,33 @@ final class OutputWriter: @unchecked Sendable {
             }
             return
         }
-        try makeFolder(of: path)
-        try replaceFile(atPath: fullPath, with: data)
+        // A file that is there has its folder: most pages an incremental build writes replace one.
+        if existing == .missing { try makeFolder(of: path) }
+        if existing == .different, let spares, try spares.replace(fileAt: fullPath, with: data) {
+            // Written into a spare's blocks and swapped in.
+        } else {
+            try replaceFile(atPath: fullPath, with: data)
+        }
         lock.withLock {
             writtenCount += 1
             changedPaths.append(path)
         }
     }
 
+    /// What a file on disk holds, next to the bytes a page is to have.
+    private enum Existing { case missing, other, different, same }
+
     /// Whether the file at `path` has exactly `data`; a missing file or one of another size is not read.
-    private static func file(at path: String, holds data: Data) -> Bool {
+    private static func compare(fileAt path: String, with data: Data) -> Existing {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, Int(status.st_size) == data.count else { return false }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .other }
+        guard Int(status.st_size) == data.count else { return .different }
         var existing = Data(count: data.count)
         let count = existing.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress!, $0.count) }
-        return count == data.count && existing == data
+        return count == data.count && existing == data ? .same : .different
     }
 
     /// Makes the folder that `path` (relative to the root) goes in, and its parents, unless this build
@@ -139,7 +151,8 @@ final class OutputWriter: @unchecked Sendable {
                 if FileManager.default.fileExists(atPath: url.path) { deleted.append(path) }
                 continue
             }
-            guard (try? FileManager.default.removeItem(at: url)) != nil else { continue }
+            // A page's file that goes is kept as a spare for the pages of later builds while there is room.
+            guard spares?.retire(fileAt: url.path) == true || (try? FileManager.default.removeItem(at: url)) != nil else { continue }
             deleted.append(path)
             var folder = url.deletingLastPathComponent()
             while folder.path.count > root.path.count,

@@ -1,33 +1,33 @@
 /// A page path with `{name}` placeholders, filled from a record's fields.
 struct PathPattern {
     let pattern: String
+    /// The pattern cut at its placeholders: literal text, then a placeholder's name, and so on
+    /// (a page per record fills it: it is parsed once).
+    private let parts: [(literal: String, name: String?)]
 
     init(_ pattern: String) {
         self.pattern = pattern
+        var parts: [(literal: String, name: String?)] = []
+        var rest = pattern[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            parts.append((String(rest[..<open]), String(rest[rest.index(after: open)..<close])))
+            rest = rest[rest.index(after: close)...]
+        }
+        parts.append((String(rest), nil))
+        self.parts = parts
     }
 
     /// The placeholder names, in order.
-    var placeholders: [String] {
-        var names: [String] = []
-        var rest = pattern[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            names.append(String(rest[rest.index(after: open)..<close]))
-            rest = rest[rest.index(after: close)...]
-        }
-        return names
-    }
+    var placeholders: [String] { parts.compactMap(\.name) }
 
-    /// The path with each placeholder replaced by the slug of `value(name)`, in one pass (a page per
-    /// record makes this hot: Foundation's search and replace was a tenth of rendering a listing).
+    /// The path with each placeholder replaced by the slug of `value(name)`.
     func fill(_ value: (String) -> String?) -> String {
         var path = ""
-        var rest = pattern[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            path += rest[..<open]
-            path += slugify(value(String(rest[rest.index(after: open)..<close])) ?? "")
-            rest = rest[rest.index(after: close)...]
+        for part in parts {
+            path += part.literal
+            if let name = part.name { path += slugify(value(name) ?? "") }
         }
-        return path + rest
+        return path
     }
 }
 

@@ -88,6 +88,11 @@ public struct SiteBuilder {
             : !FileManager.default.fileExists(atPath: outputDirectory.appendingPathComponent("robots.txt").path) ? "the output folder was emptied"
             : nil
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
+        if !options.dryRun {
+            try? FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+            writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
+                                       outputRoot: outputDirectory.path, capacity: max(64, previous.paths.count / 10))
+        }
         let plan = RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll)
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
         var templateFingerprints: [String: Int64] = [:]
@@ -133,6 +138,7 @@ public struct SiteBuilder {
         // After an interrupted build every page was rendered, so the writer knows every file there should be.
         summary.deletedPaths = writer.deleteStale(removed, sweepingAllBut: interrupted ? Set(writer.manifest.keys) : nil).sorted()
         try store.updatePageManifest(changed: changed, removed: removed)
+        writer.spares?.trim()
         summary.rendered = plan.rendered.map { BuildSummary.RenderedPage(path: $0.path, reason: $0.reason) }
         summary.pagesKept = plan.kept
         summary.writtenPaths = writer.changed.sorted()

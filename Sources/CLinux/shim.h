@@ -1,0 +1,16 @@
+// Linux system calls that Glibc's Swift module does not show.
+#ifndef SITEGEN_CLINUX_SHIM_H
+#define SITEGEN_CLINUX_SHIM_H
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+/// Swaps the files at `first` and `second` atomically (renameat2 with RENAME_EXCHANGE); 0, or -1 and errno.
+static inline int sitegen_exchange(const char *first, const char *second) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+}
+#endif

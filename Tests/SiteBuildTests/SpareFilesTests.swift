@@ -1,0 +1,116 @@
+import Foundation
+@testable import SiteBuild
+import XCTest
+
+/// Pages replaced through spares: every page holds exactly its new bytes, a page's old file is reused
+/// only by a later build, never while it has another link, and the spares stay within their capacity.
+final class SpareFilesTests: XCTestCase {
+    private var work: URL!
+    private var output: String { work.appendingPathComponent("output").path }
+    private var spareFolder: String { work.appendingPathComponent("spare").path }
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-spares-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: work.appendingPathComponent("output").path, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    func testAPagesOldFileIsReusedByALaterBuildOnly() throws {
+        try write("old page A, longer than what replaces it", to: "a.html")
+        try write("old page B", to: "b.html")
+        let oldA = try inode(output + "/a.html")
+
+        let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+        XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new A".utf8)))
+        XCTAssertTrue(try first.replace(fileAt: output + "/b.html", with: Data("new B".utf8)))
+        XCTAssertEqual(try read("a.html"), "new A")
+        XCTAssertEqual(try read("b.html"), "new B")
+        // The old files are the spares now; this build wrote both pages into new files.
+        XCTAssertNotEqual(try inode(output + "/b.html"), oldA, "a file this build retired was written into by the same build")
+        XCTAssertEqual(Set(try spareContents()), ["old page A, longer than what replaces it", "old page B"])
+
+        let second = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+        XCTAssertTrue(try second.replace(fileAt: output + "/a.html", with: Data("A, third".utf8)))
+        XCTAssertTrue(try second.replace(fileAt: output + "/b.html", with: Data("B, third and longer than before".utf8)))
+        XCTAssertEqual(try read("a.html"), "A, third")
+        XCTAssertEqual(try read("b.html"), "B, third and longer than before")
+        let reused = Set([try inode(output + "/a.html"), try inode(output + "/b.html")])
+        XCTAssertTrue(reused.contains(oldA), "the next build did not write into the spares")
+        XCTAssertEqual(Set(try spareContents()), ["new A", "new B"])
+    }
+
+    func testAReaderOfTheOldPageKeepsItsBytesWhileTheBuildGoesOn() throws {
+        try write("the page as it was", to: "a.html")
+        let reader = try XCTUnwrap(FileHandle(forReadingAtPath: output + "/a.html"))
+        defer { try? reader.close() }
+        let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+        XCTAssertTrue(try spares.replace(fileAt: output + "/a.html", with: Data("the new page".utf8)))
+        for page in 0..<20 {
+            try write("page \(page)", to: "p\(page).html")
+            XCTAssertTrue(try spares.replace(fileAt: output + "/p\(page).html", with: Data("page \(page), again".utf8)))
+        }
+        XCTAssertEqual(String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self), "the page as it was")
+    }
+
+    func testASpareWithAnotherLinkIsNeverWrittenInto() throws {
+        try write("the page in a backup", to: "a.html")
+        let backup = work.appendingPathComponent("backup.html").path
+        // A backup made with hard links (cp -al, rsync --link-dest) shares the page's file.
+        XCTAssertEqual(link(output + "/a.html", backup), 0)
+        let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+        XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new".utf8)))
+        let second = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+        XCTAssertTrue(try second.replace(fileAt: output + "/a.html", with: Data("newer".utf8)))
+        XCTAssertEqual(try read("a.html"), "newer")
+        XCTAssertEqual(try String(contentsOfFile: backup, encoding: .utf8), "the page in a backup")
+    }
+
+    func testSparesStayWithinTheirCapacityAndNewPagesAreCreated() throws {
+        for page in 0..<5 { try write("old \(page)", to: "p\(page).html") }
+        let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 2))
+        for page in 0..<5 { XCTAssertTrue(try spares.replace(fileAt: output + "/p\(page).html", with: Data("new \(page)".utf8))) }
+        // A page that is not there yet takes the spare's place.
+        XCTAssertTrue(try spares.replace(fileAt: output + "/fresh.html", with: Data("fresh".utf8)))
+        for page in 0..<5 { XCTAssertEqual(try read("p\(page).html"), "new \(page)") }
+        XCTAssertEqual(try read("fresh.html"), "fresh")
+        XCTAssertLessThanOrEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 2)
+        XCTAssertEqual(spares.spareCount, try FileManager.default.contentsOfDirectory(atPath: spareFolder).count)
+
+        let smaller = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 1))
+        smaller.trim()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 1)
+    }
+
+    func testAPageNoLongerBuiltBecomesASpare() throws {
+        try write("a page that goes", to: "gone.html")
+        let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 1))
+        XCTAssertTrue(spares.retire(fileAt: output + "/gone.html"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output + "/gone.html"))
+        try write("another", to: "other.html")
+        XCTAssertFalse(spares.retire(fileAt: output + "/other.html"), "retired beyond the capacity")
+        XCTAssertEqual(try spareContents(), ["a page that goes"])
+    }
+
+    private func write(_ text: String, to name: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: output + "/" + name))
+    }
+
+    private func read(_ name: String) throws -> String {
+        try String(contentsOfFile: output + "/" + name, encoding: .utf8)
+    }
+
+    private func inode(_ path: String) throws -> UInt {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw CocoaError(.fileNoSuchFile) }
+        return UInt(status.st_ino)
+    }
+
+    private func spareContents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: spareFolder).map {
+            try String(contentsOfFile: spareFolder + "/" + $0, encoding: .utf8)
+        }
+    }
+}
