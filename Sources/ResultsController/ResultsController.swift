@@ -250,9 +250,13 @@ public final class ResultsController {
         if relatedColumns == nil { relatedColumns = try loadRelatedColumns() }
         let statement = try database.cachedStatement(compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:]))
         var byID: [Int64: Row] = [:]
+        byID.reserveCapacity(ids.count)
+        var columns: [String]?
         for row in try statement.fetchAll(ids.map { DatabaseValue.integer($0) }) {
             let id = row.values[0].int64Value ?? 0
-            byID[id] = Row(columns: Array(row.columns.dropFirst()), values: Array(row.values.dropFirst()))
+            // Every row has the same columns: one array for all of them.
+            if columns == nil { columns = Array(row.columns.dropFirst()) }
+            byID[id] = Row(columns: columns!, values: Array(row.values.dropFirst()))
         }
         let batch = try ids.map { id in
             guard let row = byID[id] else { throw ResultsControllerError.rowVanished(id: id) }
