@@ -281,8 +281,14 @@ struct CollectionLoader {
             }
         }
         var indexed: [String] = []
-        for listing in listings where listing.from == collection.name {
-            if let first = listing.sort.first?.field, first != "_key", !indexed.contains(first) { indexed.append(first) }
+        // A taxonomy sorts its list table (indexed by value already), not the collection's; and only a field
+        // is a column: SQLite would take another name in double quotes for a string and index a constant.
+        for listing in listings where listing.from == collection.name && listing.taxonomy == nil {
+            if let first = listing.sort.first?.field, collection.fields.contains(where: { $0.name == first }),
+                !indexed.contains(first)
+            {
+                indexed.append(first)
+            }
         }
         return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed,
                                 origin: "\(collection.kind.rawValue) key=\(collection.key ?? "")")

@@ -332,6 +332,33 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("tags/loans/index.html"), "Beta=Second notes;Alpha=First notes;", "named in a partial, through a taxonomy")
     }
 
+    func testTheCollectionTableIsIndexedOnItsListingsFirstSortFieldsOnly() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}",
+                                             with: "fields: {cert: integer, name: text, closed: date, state: text, tags: list}")
+            .replacingOccurrences(of: "listings:\n", with: """
+            listings:
+              bystate: {from: banks, section: state, sort: [-closed], path: "/states/{section}/"}
+              bytag: {from: banks, taxonomy: tags, sort: [-closed], path: "/tags/{section}/"}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,state,tags\n1,Alpha,2024-01-01,CA,loans\n2,Beta,2024-02-01,TX,loans\n")
+        try "{{#groups}}{{#sections}}{{name}}{{/sections}}{{/groups}}".write(
+            to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        let database = try Database(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        let indexed = try database.fetchAll("SELECT name FROM pragma_index_info(?) WHERE name IS NOT NULL AND name != '_id'", [.text("banks_closed")])
+            .compactMap { $0["name"]?.stringValue }
+        XCTAssertEqual(indexed, ["closed"], "the home listing sorts on closed")
+        // The taxonomy sorts its list table by value: no index on a `value` the collection has not (SQLite
+        // would have indexed the string 'value').
+        let indexes = try database.fetchAll("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'banks' AND sql IS NOT NULL")
+            .compactMap { $0["name"]?.stringValue }.sorted()
+        XCTAssertEqual(indexes, ["banks__source", "banks_closed", "banks_state"])
+    }
+
     func testDeclaredSectionsComeFirstWithTheirTitlesAndAnEmptyOneStillGetsItsPage() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "listings:\n", with: """
