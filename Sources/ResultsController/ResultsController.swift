@@ -1,3 +1,4 @@
+import Dispatch
 import SiteStore
 
 /// Lists the rows of a fetch request the way NSFetchedResultsController does: ids and sort keys fetched
@@ -364,6 +365,27 @@ public final class ResultsController {
     /// Removes a named snapshot from the cache, so the next `performFetch` with that name runs the query.
     public static func deleteCache(named name: String, in database: Database) throws {
         try SnapshotCache(database: database).delete(name: name)
+    }
+
+    /// Lets go of the fetched results, which are freed on another thread; the controller must fetch again
+    /// before it is used. A hundred thousand entries (each with its sort key) took a seventh of a build
+    /// with nothing to render to free on the thread that renders.
+    public func releaseResults() {
+        let results = (rows, entriesByID, sectionOrderKeys)
+        rows = OrderedRows(ordering: compiled.ordering, sortedEntries: [])
+        entriesByID = [:]
+        sectionOrderKeys = [:]
+        sectionCounts = [:]
+        sections = []
+        batchCache.removeAll()
+        hasFetched = false
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(results) {} }
+    }
+
+    /// Removes every named snapshot from the cache: for when a table was made again, whose rows all
+    /// have new ids that no changeset relates to the old ones.
+    public static func deleteAllCaches(in database: Database) throws {
+        try SnapshotCache(database: database).deleteAll()
     }
 
     /// Replaces the request (a new filter, order or section key) and reports the change as a delta.

@@ -63,6 +63,11 @@ struct SnapshotCache {
         try database.execute("UPDATE results_controller_cache SET generation = ? WHERE name = ?", [.integer(generation), .text(name)])
     }
 
+    func deleteAll() throws {
+        guard try database.tableExists("results_controller_cache") else { return }
+        try database.execute("DELETE FROM results_controller_cache")
+    }
+
     func delete(name: String) throws {
         guard try database.tableExists("results_controller_cache") else { return }
         try database.execute("DELETE FROM results_controller_cache WHERE name = ?", [.text(name)])

@@ -1,4 +1,5 @@
 import Foundation
+import ResultsController
 import SiteSources
 import SiteStore
 
@@ -133,6 +134,8 @@ struct CollectionLoader {
         let collection = plan.collection, schema = plan.schema
         // A rebuilt table (the fields changed) forgets its sources: every file is read again.
         let rebuilt = try store.prepareTable(schema)
+        // Its rows are stored again with new ids: no cached results of a listing may outlive the old ones.
+        if rebuilt { try ResultsController.deleteAllCaches(in: store.database) }
         var changes = Changeset()
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
         let small = plan.files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }

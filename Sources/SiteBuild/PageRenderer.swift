@@ -83,7 +83,10 @@ struct PageRenderer {
         if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: request.table) }
         let state = ListingState(listing: listing, controller: controller, delta: delta, rows: controller.fetchedVersions,
                                  dirty: dirty, settings: listingSettings(listing))
-        defer { try? controller.persistCache() }
+        defer {
+            try? controller.persistCache()
+            controller.releaseResults()
+        }
         let deltaReport = Self.report(listing.name, delta)
         let pageCount = { (rows: Int) in Paginator(rowCount: rows, pageSize: listing.pageSize, basePath: "/").pageCount }
         guard listing.section != nil, let indexPath = listing.indexPath else {
@@ -285,7 +288,10 @@ struct PageRenderer {
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
             versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
             cacheName: "detail \(collection.name)")
-        defer { try? controller.persistCache() }
+        defer {
+            try? controller.persistCache()
+            controller.releaseResults()
+        }
         let rows = controller.fetchedVersions
         let count = rows.ids.count
         // Who has each page: records rendered by path, records kept by their place in the last manifest

@@ -35,7 +35,8 @@ public struct SiteBuilder {
     public struct Options: Sendable {
         /// Plan only: load and render as usual, inside a transaction that is rolled back, and write nothing.
         public var dryRun = false
-        /// Render every page, whatever the last build left (the output folder may have been edited by hand).
+        /// Render every page, whatever the last build left (the output folder may have been edited by hand),
+        /// from listings read afresh rather than caught up from their cached results.
         public var full = false
 
         /// Options for a build; the defaults write, rendering only the pages whose inputs changed.
@@ -79,6 +80,8 @@ public struct SiteBuilder {
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
 
+        // A full build trusts nothing the last builds left, the listings' cached results included.
+        if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
         let previous = try store.pageManifest()
         // The manifest describes the files of one folder as the last build left them: a build into another
         // folder, or into one emptied by hand (robots.txt is in every build), starts over.

@@ -31,7 +31,7 @@ struct BuildCommand: ParsableCommand {
                                valueName: "file.json"))
     var report: String?
 
-    @Flag(help: "Render every page, whatever the last build left (after editing output/ by hand).")
+    @Flag(help: "Render every page, whatever the last build left (after editing output/ by hand), from listings read afresh.")
     var full = false
 
     func validate() throws {
