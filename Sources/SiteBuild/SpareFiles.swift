@@ -28,19 +28,34 @@ final class SpareFiles: @unchecked Sendable {
     private var exchanges = true
     private let prefix = "s\(getpid())-\(Int(Date().timeIntervalSince1970))-"
 
-    /// The spare folder at `folder` for pages under `outputRoot`, or `nil` when it cannot be made or
-    /// is on another file system than the output (a rename cannot cross).
+    /// Held open, and locked, while this build may write spares: two builds of one site at once must not
+    /// both write into the same spare.
+    private let lockDescriptor: Int32
+
+    /// The spare folder at `folder` for pages under `outputRoot`, or `nil` when it cannot be made, is on
+    /// another file system than the output (a rename cannot cross), or another build is using it.
     init?(folder: String, outputRoot: String, capacity: Int) {
         guard capacity > 0 else { return nil }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST { return nil }
         var folderStatus = stat(), outputStatus = stat()
         guard stat(folder, &folderStatus) == 0, stat(outputRoot, &outputStatus) == 0,
               folderStatus.st_dev == outputStatus.st_dev else { return nil }
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        lockDescriptor = descriptor
         self.folder = folder
         self.capacity = capacity
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         available = names.filter { !$0.hasPrefix(".") }
         count = available.count
+    }
+
+    deinit {
+        close(lockDescriptor)
     }
 
     /// How many spares there are now.

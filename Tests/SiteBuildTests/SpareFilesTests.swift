@@ -23,9 +23,12 @@ final class SpareFilesTests: XCTestCase {
         try write("old page B", to: "b.html")
         let oldA = try inode(output + "/a.html")
 
-        let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
-        XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new A".utf8)))
-        XCTAssertTrue(try first.replace(fileAt: output + "/b.html", with: Data("new B".utf8)))
+        // Each build has its spares to itself: the first lets go of them before the next begins.
+        do {
+            let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+            XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new A".utf8)))
+            XCTAssertTrue(try first.replace(fileAt: output + "/b.html", with: Data("new B".utf8)))
+        }
         XCTAssertEqual(try read("a.html"), "new A")
         XCTAssertEqual(try read("b.html"), "new B")
         // The old files are the spares now; this build wrote both pages into new files.
@@ -60,8 +63,10 @@ final class SpareFilesTests: XCTestCase {
         let backup = work.appendingPathComponent("backup.html").path
         // A backup made with hard links (cp -al, rsync --link-dest) shares the page's file.
         XCTAssertEqual(link(output + "/a.html", backup), 0)
-        let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
-        XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new".utf8)))
+        do {
+            let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+            XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new".utf8)))
+        }
         let second = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
         XCTAssertTrue(try second.replace(fileAt: output + "/a.html", with: Data("newer".utf8)))
         XCTAssertEqual(try read("a.html"), "newer")
@@ -70,18 +75,28 @@ final class SpareFilesTests: XCTestCase {
 
     func testSparesStayWithinTheirCapacityAndNewPagesAreCreated() throws {
         for page in 0..<5 { try write("old \(page)", to: "p\(page).html") }
-        let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 2))
-        for page in 0..<5 { XCTAssertTrue(try spares.replace(fileAt: output + "/p\(page).html", with: Data("new \(page)".utf8))) }
-        // A page that is not there yet takes the spare's place.
-        XCTAssertTrue(try spares.replace(fileAt: output + "/fresh.html", with: Data("fresh".utf8)))
-        for page in 0..<5 { XCTAssertEqual(try read("p\(page).html"), "new \(page)") }
-        XCTAssertEqual(try read("fresh.html"), "fresh")
-        XCTAssertLessThanOrEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 2)
-        XCTAssertEqual(spares.spareCount, try FileManager.default.contentsOfDirectory(atPath: spareFolder).count)
+        do {
+            let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 2))
+            for page in 0..<5 { XCTAssertTrue(try spares.replace(fileAt: output + "/p\(page).html", with: Data("new \(page)".utf8))) }
+            // A page that is not there yet takes the spare's place.
+            XCTAssertTrue(try spares.replace(fileAt: output + "/fresh.html", with: Data("fresh".utf8)))
+            for page in 0..<5 { XCTAssertEqual(try read("p\(page).html"), "new \(page)") }
+            XCTAssertEqual(try read("fresh.html"), "fresh")
+            XCTAssertLessThanOrEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 2)
+            XCTAssertEqual(spares.spareCount, try FileManager.default.contentsOfDirectory(atPath: spareFolder).count)
+        }
 
         let smaller = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 1))
         smaller.trim()
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 1)
+    }
+
+    func testTwoBuildsAtOnceNeverShareTheSpares() throws {
+        var first = SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10)
+        XCTAssertNotNil(first)
+        XCTAssertNil(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10), "a second build took the spares in use")
+        first = nil
+        XCTAssertNotNil(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10), "the spares stayed locked after the build")
     }
 
     func testAPageNoLongerBuiltBecomesASpare() throws {
