@@ -114,6 +114,11 @@ final class OutputWriter: @unchecked Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }
         defer { close(descriptor) }
+        try write(data, to: descriptor, path: path)
+    }
+
+    /// Writes all of `data` at the open file's current offset; `path` names it in the error.
+    static func write(_ data: Data, to descriptor: Int32, path: String) throws {
         try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < buffer.count {

@@ -49,75 +49,33 @@ struct SourceGlob {
         guard depth > 0, let folder = opendir(relative.isEmpty ? rootPath : rootPath + "/" + relative) else { return }
         defer { closedir(folder) }
         let descriptor = dirfd(folder)
-        // Names first, then their status: a folder of a hundred thousand sources is looked up on two threads.
-        var candidates: [(name: String, path: String, known: Bool)] = []
-        var folders: [String] = []
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard !name.hasPrefix(".") else { continue }
             let path = relative.isEmpty ? name : relative + "/" + name
             let type = Int32(entry.pointee.d_type)
             if type == Int32(DT_DIR) {
-                folders.append(path)
+                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)
                 continue
             }
-            // Files (and links, and entries of unknown type) are looked at only when their name matches.
-            guard type == Int32(DT_REG) || type == Int32(DT_LNK) || type == Int32(DT_UNKNOWN) else { continue }
-            if type == Int32(DT_UNKNOWN) {
-                candidates.append((name, path, false))
-            } else if fnmatch(glob, path, flags) == 0 {
-                candidates.append((name, path, true))
-            }
-        }
-        let statuses = Self.statuses(of: candidates.map(\.name), in: descriptor)
-        for (candidate, status) in zip(candidates, statuses) {
-            guard let status else { continue }
-            switch status.mode & S_IFMT {
+            // Files and links are looked at only when their name matches; entries of unknown type, once
+            // their status says what they are.
+            let unknown = type == Int32(DT_UNKNOWN)
+            guard type == Int32(DT_REG) || type == Int32(DT_LNK) || unknown, unknown || fnmatch(glob, path, flags) == 0 else { continue }
+            var status = stat()
+            // Through links: a symbolic link to a file counts as the file (data is often linked in from elsewhere).
+            guard fstatat(descriptor, name, &status, 0) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
             case S_IFREG:
-                if candidate.known || fnmatch(glob, candidate.path, flags) == 0 {
-                    matches.append(Entry(path: candidate.path, size: status.size, modified: status.modified))
+                if !unknown || fnmatch(glob, path, flags) == 0 {
+                    matches.append(Entry(path: path, size: Int64(status.st_size), modified: Self.modified(status)))
                 }
-            case S_IFDIR where !candidate.known:
+            case S_IFDIR where unknown:
                 // Links to folders are not followed, so a loop of links cannot hang the walk.
-                folders.append(candidate.path)
+                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)
             default:
                 break
             }
         }
-        for path in folders {
-            walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)
-        }
     }
-
-    /// The status of each of `names` in the folder open as `descriptor` (through links: a symbolic link to
-    /// a file counts as the file, since data is often linked in from elsewhere), `nil` where there is none.
-    private static func statuses(of names: [String], in descriptor: Int32) -> [FileStatus?] {
-        var results = [FileStatus?](repeating: nil, count: names.count)
-        let chunks = names.count >= 4_096 ? 2 : 1
-        results.withUnsafeMutableBufferPointer { buffer in
-            let results = UncheckedBuffer(buffer)
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                for index in stride(from: chunk, to: names.count, by: chunks) {
-                    var status = stat()
-                    if fstatat(descriptor, names[index], &status, 0) == 0 {
-                        results.buffer[index] = FileStatus(mode: status.st_mode, size: Int64(status.st_size), modified: modified(status))
-                    }
-                }
-            }
-        }
-        return results
-    }
-}
-
-/// What the walk needs of a file's status.
-private struct FileStatus {
-    let mode: mode_t
-    let size: Int64
-    let modified: Double
-}
-
-/// A buffer written by several threads at once, each at indices no other thread writes.
-private struct UncheckedBuffer<Element>: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Element>
-    init(_ buffer: UnsafeMutableBufferPointer<Element>) { self.buffer = buffer }
 }

@@ -61,9 +61,9 @@ final class SpareFiles: @unchecked Sendable {
     /// How many spares there are now.
     var spareCount: Int { lock.withLock { count } }
 
-    /// Replaces the regular file at `path` with `data` by writing a spare and exchanging it with the file;
-    /// returns `false`, having changed nothing, when the exchange cannot be made here (the caller then
-    /// replaces the file the usual way).
+    /// Replaces the regular file at `path` with `data` by writing a spare and exchanging it with the file
+    /// (or, where the file system cannot exchange, renaming the spare over it); returns `false`, having
+    /// changed nothing, when no spare can be had (the caller then replaces the file the usual way).
     func replace(fileAt path: String, with data: Data) throws -> Bool {
         guard let (spare, descriptor) = takeSpare() else { return false }
         do {
@@ -158,19 +158,9 @@ final class SpareFiles: @unchecked Sendable {
         return nil
     }
 
-    /// Writes `data` over the start of the open file and cuts it to that length.
+    /// Writes `data` over the start of the open file (its blocks are reused, none freed) and cuts it to that length.
     private static func overwrite(_ descriptor: Int32, with data: Data, path: String) throws {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = pwrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-                }
-                offset += written
-            }
-        }
+        try OutputWriter.write(data, to: descriptor, path: path)
         guard ftruncate(descriptor, off_t(data.count)) == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }
