@@ -96,19 +96,20 @@ struct CompiledRequest: Sendable {
 
     /// The rows (and prefetched related columns) of `count` ids; the first column is the id.
     /// `relatedColumns` holds each prefetched relationship's columns by name, and the table's own under
-    /// `""` when some of them are not fetched.
-    func rowsQuery(forIDs count: Int, relatedColumns: [String: [String]]) -> String {
+    /// `""` when some of them are not fetched. `allProperties` selects the unfetched properties too.
+    func rowsQuery(forIDs count: Int, relatedColumns: [String: [String]], allProperties: Bool = false) -> String {
         let table = quoteIdentifier(request.table)
+        let unfetched = allProperties ? [] : request.unfetchedProperties
         var select = "\(idExpression) AS \"_fetched_id\", "
-        if let columns = relatedColumns[""] {
-            select += columns.filter { !request.unfetchedProperties.contains($0) }.map { "\(table).\(quoteIdentifier($0))" }.joined(separator: ", ")
+        if let columns = relatedColumns[""], !allProperties {
+            select += columns.filter { !unfetched.contains($0) }.map { "\(table).\(quoteIdentifier($0))" }.joined(separator: ", ")
         } else {
             select += "\(table).*"
         }
         var from = "FROM " + table
         for name in request.prefetchedRelationships {
             guard let relationship = request.relationships.first(where: { $0.name == name }) else { continue }
-            for column in relatedColumns[name] ?? [] where !request.unfetchedProperties.contains(name + "." + column) {
+            for column in relatedColumns[name] ?? [] where !unfetched.contains(name + "." + column) {
                 select += ", \(quoteIdentifier(name)).\(quoteIdentifier(column)) AS \(quoteIdentifier(name + "." + column))"
             }
             from += " LEFT JOIN \(quoteIdentifier(relationship.table)) AS \(quoteIdentifier(name))"

@@ -210,6 +210,17 @@ public final class ResultsController {
         return try offsets.map { try object(atOffset: $0) }
     }
 
+    /// The rows at `offsets` among all fetched rows, in order, with every property, `unfetchedProperties`
+    /// too: for the few pages that need whole records (a feed's entries) in a listing that otherwise
+    /// shows a few fields. Read at once, beside the batches.
+    public func objectsWithAllProperties(in offsets: Range<Int>) throws -> [Row] {
+        guard hasFetched else { throw ResultsControllerError.notFetched }
+        guard offsets.lowerBound >= 0, offsets.upperBound <= rows.count else {
+            throw ResultsControllerError.indexPathOutOfRange(IndexPath(item: max(offsets.lowerBound, offsets.upperBound - 1), section: 0))
+        }
+        return try rows(offsets, allProperties: true)
+    }
+
     /// Where the row with `id` is, or `nil` when it is not among the results.
     public func indexPath(for id: Int64) -> IndexPath? {
         guard let offset = offset(of: id) else { return nil }
@@ -247,9 +258,19 @@ public final class ResultsController {
     private func batch(_ index: Int) throws -> [Row] {
         if let cached = batchCache.first(where: { $0.index == index }) { return cached.rows }
         let start = index * request.batchSize
-        let ids = (start..<min(start + request.batchSize, rows.count)).map { rows[$0].id }
+        let batch = try rows(start..<min(start + request.batchSize, rows.count), allProperties: false)
+        batchCache.append((index, batch))
+        if batchCache.count > Self.cachedBatchLimit { batchCache.removeFirst() }
+        return batch
+    }
+
+    /// Reads the rows at `offsets`, in order: the fetched properties, or with `allProperties` the
+    /// request's `unfetchedProperties` too.
+    private func rows(_ offsets: Range<Int>, allProperties: Bool) throws -> [Row] {
+        let ids = offsets.map { rows[$0].id }
         if relatedColumns == nil { relatedColumns = try loadRelatedColumns() }
-        let statement = try database.cachedStatement(compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:]))
+        let statement = try database.cachedStatement(
+            compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:], allProperties: allProperties))
         var byID: [Int64: Row] = [:]
         byID.reserveCapacity(ids.count)
         var columns: [String]?
@@ -259,13 +280,10 @@ public final class ResultsController {
             if columns == nil { columns = Array(row.columns.dropFirst()) }
             byID[id] = Row(columns: columns!, values: Array(row.values.dropFirst()))
         }
-        let batch = try ids.map { id in
+        return try ids.map { id in
             guard let row = byID[id] else { throw ResultsControllerError.rowVanished(id: id) }
             return row
         }
-        batchCache.append((index, batch))
-        if batchCache.count > Self.cachedBatchLimit { batchCache.removeFirst() }
-        return batch
     }
 
     private func loadRelatedColumns() throws -> [String: [String]] {

@@ -154,12 +154,12 @@ struct PageRenderer {
         return deltaReport
     }
 
-    /// A delta as the build report gives it.
     /// The fields a listing's pages never show, which its rows are read without (a Markdown body is most
     /// of a record, and a list page seldom shows it): named nowhere in its template, partials and layouts,
-    /// and not needed for a record's link or title. Listings with feeds or Markdown pages read every field.
+    /// and not needed for a record's link or title. Listings with Markdown pages read every field; the
+    /// pages with feeds read every field again (`objectsWithAllProperties`).
     func unshownFields(of listing: ListingConfig, collection: CollectionConfig) -> [String] {
-        guard listing.feeds.isEmpty, !listing.writesMarkdown else { return [] }
+        guard !listing.writesMarkdown else { return [] }
         var words = Set<Substring>()
         for source in templates.sources(usedBy: listing.template) {
             // Every run of name characters: a tag can only reach a field by naming it.
@@ -171,6 +171,7 @@ struct PageRenderer {
         return collection.fields.map(\.name).filter { !words.contains(Substring($0)) && !needed.contains($0) }
     }
 
+    /// A delta as the build report gives it.
     private static func report(_ name: String, _ delta: Delta?) -> BuildSummary.ListingDelta {
         var report = BuildSummary.ListingDelta(name: name, caughtUp: delta != nil)
         guard let delta else { return report }
@@ -233,10 +234,13 @@ struct PageRenderer {
                 throttle.advance(to: done)
                 continue
             }
-            let pageRows = try controller.objects(in: rows(number)).map(recordRow)
             // Newest first: the subscription document has the newest page. A stable archive also has a feed per
             // older page, linked both ways (RFC 5005), which never changes once its page is full.
-            if !listing.feeds.isEmpty, listing.numbering == .stableArchive || number == paginator.newestPage {
+            let writesFeeds = !listing.feeds.isEmpty && (listing.numbering == .stableArchive || number == paginator.newestPage)
+            // A feed's entries carry whole records (the body as content), which the other pages never read.
+            let pageRows = try (writesFeeds ? controller.objectsWithAllProperties(in: rows(number))
+                                            : controller.objects(in: rows(number))).map(recordRow)
+            if writesFeeds {
                 try writeFeeds(of: listing, title: heading, paginator: paginator, page: number, rows: pageRows, presenter: presenter)
             }
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
