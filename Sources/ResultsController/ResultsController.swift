@@ -36,7 +36,12 @@ public final class ResultsController {
     var cacheIsStale = false
     /// The cached entries are right but their generation is behind (a changeset touched none of the rows).
     var cacheGenerationIsStale = false
-    private var relatedColumns: [String: [String]]?
+    private var relatedColumns: [String: [String]]? {
+        didSet { rowsQueries = [:] }
+    }
+    /// The row queries made so far, by number of ids (negated with all properties): building one is
+    /// string work that every page would otherwise repeat.
+    private var rowsQueries: [Int: String] = [:]
     private var deltaContinuations: [Int: AsyncStream<Delta>.Continuation] = [:]
     private var nextContinuationID = 0
     private static let cachedBatchLimit = 2
@@ -268,9 +273,12 @@ public final class ResultsController {
     /// request's `unfetchedProperties` too.
     private func rows(_ offsets: Range<Int>, allProperties: Bool) throws -> [Row] {
         let ids = offsets.map { rows[$0].id }
+        guard !ids.isEmpty else { return [] }
         if relatedColumns == nil { relatedColumns = try loadRelatedColumns() }
-        let statement = try database.cachedStatement(
-            compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:], allProperties: allProperties))
+        let queryKey = allProperties ? -ids.count : ids.count
+        let sql = rowsQueries[queryKey] ?? compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:], allProperties: allProperties)
+        rowsQueries[queryKey] = sql
+        let statement = try database.cachedStatement(sql)
         var byID: [Int64: Row] = [:]
         byID.reserveCapacity(ids.count)
         var columns: [String]?

@@ -159,11 +159,10 @@ final class OutputWriter: @unchecked Sendable {
             // A page's file that goes is kept as a spare for the pages of later builds while there is room.
             guard spares?.retire(fileAt: url.path) == true || (try? FileManager.default.removeItem(at: url)) != nil else { continue }
             deleted.append(path)
+            // rmdir removes a folder only when it is empty, without listing it: the folder of a record's
+            // page holds a hundred thousand others.
             var folder = url.deletingLastPathComponent()
-            while folder.path.count > root.path.count,
-                (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true
-            {
-                try? FileManager.default.removeItem(at: folder)
+            while folder.path.count > root.path.count, rmdir(folder.path) == 0 {
                 folder = folder.deletingLastPathComponent()
             }
         }

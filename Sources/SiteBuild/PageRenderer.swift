@@ -75,7 +75,9 @@ struct PageRenderer {
         }
         // Each row's content hash is its version: a page's inputs name the versions of its rows.
         request.versionColumn = listing.taxonomy == nil ? "_hash" : "record._hash"
-        request.unfetchedProperties = Set(unshownFields(of: listing, collection: collection).map {
+        // Where a row came from is for detail pages and the inspector, not for a list's rows.
+        let bookkeeping = listing.writesMarkdown ? [] : ["_source", "_line", "_hash"]
+        request.unfetchedProperties = Set((unshownFields(of: listing, collection: collection) + bookkeeping).map {
             listing.taxonomy == nil ? $0 : "record." + $0
         })
         let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)")

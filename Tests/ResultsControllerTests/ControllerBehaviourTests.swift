@@ -126,6 +126,12 @@ final class ControllerBehaviourTests: XCTestCase {
         XCTAssertNil(rows[0]["body"])
         XCTAssertNil(rows[0]["details.notes"])
         XCTAssertEqual(rows[0].columns, ["id", "name", "details_id", "details.id", "details.closed"])
+        // A page that needs whole records (a feed's) reads them all the same, in result order.
+        let whole = try controller.objectsWithAllProperties(in: 1..<2)
+        XCTAssertEqual(whole.map { $0["body"] }, [.text("another")])
+        XCTAssertEqual(whole[0]["details.notes"], .text("long"))
+        XCTAssertEqual(try controller.objects(in: 0..<2).map { $0["body"] }, [nil, nil], "the batches are still read without them")
+        XCTAssertThrowsError(try controller.objectsWithAllProperties(in: 1..<3))
     }
 
     func testDeclaredSectionsHaveTheirTitlesAndOrderAndShowWhenEmpty() throws {

@@ -92,6 +92,12 @@ final class ExampleSiteTests: XCTestCase {
         }
         let banks = try feed("atom.xml")
         XCTAssertEqual(banks.items.count, 20)
+        // The list pages never show a bank's notes, so they read rows without them; the feed's page reads
+        // whole records: its entries carry the notes (the detail body) as content.
+        XCTAssertEqual(banks.items.first?.title, "Farmers & Merchants Bank of Long Beach")
+        XCTAssertTrue(banks.items.first?.content?.contains("<strong>$185,500,000</strong> were assumed by Regions Bank") == true,
+                      banks.items.first?.content ?? "no content")
+        XCTAssertFalse(try page("index.html").contains("185,500,000"), "the list page does not show the notes")
         XCTAssertEqual(banks.items.first.flatMap(\.published).map(FeedDate.rfc3339), "2024-02-20T00:00:00Z", "a date field is midnight UTC")
         XCTAssertTrue(try page("index.html").contains(#"<link rel="alternate" type="application/atom+xml" title="Failed banks, newest first (atom)" href="/atom.xml">"#))
     }

@@ -206,13 +206,16 @@ final class IncrementalBuildTests: XCTestCase {
                       "\(context): missing \(missing.prefix(5)), extra \(extra.prefix(5)), different \(different.prefix(5))", file: file, line: line)
     }
 
+    /// Every file under `root` with its bytes, and every folder (as `path/`, no bytes): a folder a build
+    /// emptied and left behind differs from a clean build too.
     private func files(under root: URL) throws -> [String: Data] {
         var found: [String: Data] = [:]
         let prefix = root.standardizedFileURL.path + "/"
         for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! {
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
-            found[String(url.standardizedFileURL.path.dropFirst(prefix.count))] = try Data(contentsOf: url)
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
+            found[isFolder.boolValue ? path + "/" : path] = isFolder.boolValue ? Data() : try Data(contentsOf: url)
         }
         return found
     }
