@@ -50,15 +50,7 @@ public struct MarkdownRenderer: Sendable {
     /// block holding that HTML with the `id` added.
     private func anchorHeadings(in document: OpaquePointer, options: Int32, extensions: UnsafeMutablePointer<cmark_llist>?) {
         var headings: [OpaquePointer] = []
-        let iterator = cmark_iter_new(document)
-        defer { cmark_iter_free(iterator) }
-        while cmark_iter_next(iterator) != CMARK_EVENT_DONE {
-            if let node = cmark_iter_get_node(iterator), cmark_node_get_type(node) == CMARK_NODE_HEADING,
-                cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER
-            {
-                headings.append(node)
-            }
-        }
+        Self.collectHeadings(under: document, into: &headings)
         var used: [String: Int] = [:]
         for heading in headings {
             guard let rendered = cmark_render_html(heading, options, extensions) else { continue }
@@ -80,6 +72,23 @@ public struct MarkdownRenderer: Sendable {
             cmark_node_set_on_exit(block, "")
             cmark_node_replace(heading, block)
             cmark_node_free(heading)
+        }
+    }
+
+    /// Adds the headings among `node`'s blocks, in document order. Only blocks are walked: a heading is
+    /// a block, never inside a paragraph's or heading's inlines, which are most of a document's nodes.
+    private static func collectHeadings(under node: OpaquePointer, into headings: inout [OpaquePointer]) {
+        var child = cmark_node_first_child(node)
+        while let block = child {
+            let type = cmark_node_get_type(block)
+            if type == CMARK_NODE_HEADING {
+                headings.append(block)
+            } else if type != CMARK_NODE_PARAGRAPH,
+                Int32(type.rawValue) & CMARK_NODE_TYPE_MASK == CMARK_NODE_TYPE_BLOCK
+            {
+                collectHeadings(under: block, into: &headings)
+            }
+            child = cmark_node_next(block)
         }
     }
 

@@ -16,6 +16,40 @@ final class MarkdownRendererTests: XCTestCase {
         XCTAssertTrue(MarkdownRenderer(allowsRawHTML: true).html("## a <b>b</b>").hasPrefix(#"<h2 id="a-b">a <b>b</b></h2>"#))
     }
 
+    func testHeadingsInsideQuotesAndListsAreAnchoredInDocumentOrderAndTableCellsAreNotHeadings() {
+        let markdown = "> ## Notes\n>\n> - ## Notes\n\n1. item\n\n   ### Deep *one*\n\n## Notes\n\n| Notes |\n|---|\n| ## x |\n"
+        XCTAssertEqual(MarkdownRenderer().html(markdown), """
+            <blockquote>
+            <h2 id="notes">Notes</h2>
+            <ul>
+            <li>
+            <h2 id="notes-1">Notes</h2>
+            </li>
+            </ul>
+            </blockquote>
+            <ol>
+            <li>
+            <p>item</p>
+            <h3 id="deep-one">Deep <em>one</em></h3>
+            </li>
+            </ol>
+            <h2 id="notes-2">Notes</h2>
+            <table>
+            <thead>
+            <tr>
+            <th>Notes</th>
+            </tr>
+            </thead>
+            <tbody>
+            <tr>
+            <td>## x</td>
+            </tr>
+            </tbody>
+            </table>
+
+            """)
+    }
+
     func testGFMTablesStrikethroughTaskListsAndAutolinksRender() {
         let html = MarkdownRenderer().html("""
             | a | b |
