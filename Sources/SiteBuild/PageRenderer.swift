@@ -321,8 +321,19 @@ struct PageRenderer {
         }
         let dirty = relatedChanges[collection.name] ?? []
         let site = site, body = body
+        // A record's title and page path show on three pages (its own, and its neighbours' as previous and
+        // next): each is worked out once, and dropped once the pages showing it are behind.
+        var links: [Int: (title: String, path: String?)] = [:]
+        func link(_ offset: Int) throws -> (title: String, path: String?) {
+            if let known = links[offset] { return known }
+            let row = try controller.objects(in: offset..<(offset + 1))[0]
+            let found = (presenter.title(row), presenter.detailPath(row))
+            links[offset] = found
+            return found
+        }
         for offset in 0..<count {
             throttle.advance(to: offset)
+            links[offset - 2] = nil
             let id = rows.ids[offset]
             var pageInputs = inputs(offset)
             let last = plan.lastDetail(of: id, in: collection.name)
@@ -330,7 +341,7 @@ struct PageRenderer {
             if let recorded = last?.entry.inputs, recorded.data == pageInputs.data, plan.renderAllReason == nil {
                 pageInputs.content = recorded.content
             } else {
-                pageInputs.content = try linksFingerprint(offset: offset, rows: rows, controller: controller, presenter: presenter)
+                pageInputs.content = try linksFingerprint(offset: offset, rows: rows, link: link)
             }
             // An unchanged record keeps the page the last build gave it, unless an earlier record now claims it.
             if let last, !ownedSlots.contains(last.slot),
@@ -342,7 +353,7 @@ struct PageRenderer {
                 continue
             }
             let row = try controller.objects(in: offset..<(offset + 1))[0]
-            guard let path = presenter.detailPath(row) else { continue }
+            guard let path = try link(offset).path else { continue }
             let key = row["_key"]?.stringValue ?? "", file = String(path.dropFirst()) + "index.html"
             let slot = plan.slot(of: file)
             if let owner = owners[file] ?? slot.flatMap({ ownedSlots.contains($0) ? plan.previous(file)?.key : nil }) {
@@ -359,8 +370,8 @@ struct PageRenderer {
                                    explain: { explainDetail(id: id, delta: delta, table: collection.name) })
             else { continue }
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: [row]).values.first ?? [:]
-            let previous = offset > 0 ? try controller.objects(in: (offset - 1)..<offset).first : nil
-            let next = offset + 1 < count ? try controller.objects(in: (offset + 1)..<(offset + 2)).first : nil
+            let previous = offset > 0 ? try link(offset - 1) : nil
+            let next = offset + 1 < count ? try link(offset + 1) : nil
             try write(detail.template, path: path) {
                 var context: [String: Any] = [
                     "site": site, "nav": navigation, "pageTitle": presenter.title(row),
@@ -508,8 +519,8 @@ struct PageRenderer {
         }
     }
 
-    private static func neighbour(_ row: Row, _ presenter: RecordPresenter) -> [String: Any] {
-        ["title": presenter.title(row), "url": presenter.detailPath(row).map(presenter.url) ?? ""]
+    private static func neighbour(_ link: (title: String, path: String?), _ presenter: RecordPresenter) -> [String: Any] {
+        ["title": link.title, "url": link.path.map(presenter.url) ?? ""]
     }
 
     /// The controller for `request`, restored from the cache `cacheName` and brought up to date with the
@@ -627,19 +638,20 @@ extension PageRenderer {
     }
 
     /// What a detail page shows of its results: its own record (id and version) and its neighbours' titles and links.
-    func linksFingerprint(offset: Int, rows: (ids: [Int64], versions: [Int64]), controller: ResultsController,
-                          presenter: RecordPresenter) throws -> Int64 {
+    func linksFingerprint(offset: Int, rows: (ids: [Int64], versions: [Int64]),
+                          link: (Int) throws -> (title: String, path: String?)) throws -> Int64 {
         var fingerprint = Fingerprint()
         fingerprint.combine(rows.ids[offset])
         fingerprint.combine(rows.versions[offset])
         for neighbour in [offset - 1, offset + 1] {
-            guard neighbour >= 0, neighbour < rows.ids.count, let row = try controller.objects(in: neighbour..<(neighbour + 1)).first else {
+            guard neighbour >= 0, neighbour < rows.ids.count else {
                 fingerprint.combine(false)
                 continue
             }
+            let (title, path) = try link(neighbour)
             fingerprint.combine(true)
-            fingerprint.combine(presenter.title(row))
-            fingerprint.combine(presenter.detailPath(row) ?? "")
+            fingerprint.combine(title)
+            fingerprint.combine(path ?? "")
         }
         return fingerprint.signed
     }
