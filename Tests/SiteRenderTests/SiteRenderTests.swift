@@ -118,6 +118,12 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(html, "<title>A &amp; &lt;B&gt;</title><ul><li>x&lt;y</li><li>z</li></ul>")
     }
 
+    func testARecordTextFitsInAnAnyWithoutABox() {
+        // Every field of every row presented is a text stored as `Any`: larger than three words, each
+        // would be boxed on the heap.
+        XCTAssertLessThanOrEqual(MemoryLayout<TemplateText>.size, 3 * MemoryLayout<Int>.size)
+    }
+
     func testRecordTextsCarryHelpersAsTransforms() throws {
         let templates = try TemplateSet(directory: folder([
             "page.mustache": """
