@@ -491,7 +491,14 @@ struct PageRenderer {
         if absolute {
             robots += "\nSitemap: \(config.baseURL)sitemap.xml\n"
             // The sitemap changes only when pages come or go: listing them all is not redone for edits.
-            let pages = { plan.currentPaths().filter { $0.hasSuffix("index.html") }.sorted() }
+            // Listed and sorted once: the fingerprint and the sitemap both need them.
+            var listed: [String]?
+            func pages() -> [String] {
+                if let listed { return listed }
+                let found = plan.currentPaths().filter { $0.hasSuffix("index.html") }.sorted()
+                listed = found
+                return found
+            }
             var data: Int64
             if !plan.pageSetChanged(), let last = plan.previous("sitemap.xml")?.inputs {
                 data = last.data
