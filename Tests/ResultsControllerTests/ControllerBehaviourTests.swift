@@ -231,6 +231,33 @@ final class ControllerBehaviourTests: XCTestCase {
         XCTAssertNotNil(afterDelete.indexPath(for: 51))
     }
 
+    func testARestoredSnapshotHasTheFetchedKeysTextsIncluded() throws {
+        let path = temporaryDatabasePath()
+        let request = FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "state"), SortDescriptor(key: "name"), SortDescriptor(key: "score")],
+                                   sectionKey: "state")
+        let fetched: Snapshot
+        do {
+            let database = try Database(path: path)
+            try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, state TEXT, score REAL)")
+            for id in 1...40 {
+                // Long and non-ASCII texts (a Swift string holds up to 15 bytes inline), an empty one, NULLs.
+                let name: DatabaseValue = id % 7 == 0 ? .null : id % 11 == 0 ? .text("") : .text("Ünïcode name of a rather long item \(id % 9)")
+                try database.execute("INSERT INTO items VALUES (?, ?, ?, ?)",
+                                     [.integer(Int64(id)), name, .text(["Kansas City area", "TX"][id % 2]), .real(Double(id) / 3)])
+            }
+            let controller = try ResultsController(database: database, request: request, cacheName: "names")
+            try controller.performFetch()
+            fetched = controller.snapshot
+        }
+        let database = try Database(path: path)
+        // Untracked: only a fetch would see it, so equal snapshots mean the cache's were decoded.
+        try database.execute("INSERT INTO items VALUES (41, 'hidden', 'TX', 1)")
+        let restored = try ResultsController(database: database, request: request, cacheName: "names")
+        try restored.performFetch()
+        XCTAssertEqual(restored.snapshot, fetched)
+        XCTAssertEqual(restored.sections.map(\.name), ["Kansas City area", "TX"])
+    }
+
     func testASchemaChangeInvalidatesTheCache() throws {
         let path = temporaryDatabasePath()
         let database = try Database(path: path)
