@@ -28,6 +28,8 @@ struct SnapshotCache {
     func save(name: String, compiled: CompiledRequest, rows: OrderedRows, generation: Int64) throws {
         try ensureTable()
         var writer = SnapshotWriter()
+        // About an id, a version and a short key per row: grown once, not doubled a dozen times.
+        writer.bytes.reserveCapacity(rows.count * 48)
         writer.byte(Self.formatVersion)
         writer.integer(Int64(rows.count))
         for chunk in rows.chunks { for entry in chunk { writer.entry(entry) } }

@@ -331,12 +331,13 @@ struct PageRenderer {
             links[offset] = found
             return found
         }
+        let lastDetail = plan.lastDetails(in: collection.name)
         for offset in 0..<count {
             throttle.advance(to: offset)
             links[offset - 2] = nil
             let id = rows.ids[offset]
             var pageInputs = inputs(offset)
-            let last = plan.lastDetail(of: id, in: collection.name)
+            let last = lastDetail(id)
             // When a neighbour changed, what counts is whether its title or link did: read, for these pages only.
             if let recorded = last?.entry.inputs, recorded.data == pageInputs.data, plan.renderAllReason == nil {
                 pageInputs.content = recorded.content

@@ -52,9 +52,11 @@ final class RenderPlan: @unchecked Sendable {
         index[path].map { entries[$0] }
     }
 
-    /// The last build's page of record `id` of `collection`: its place in the manifest, path and entry.
-    func lastDetail(of id: Int64, in collection: String) -> (slot: Int, path: String, entry: PageRecord)? {
-        details[collection]?[id].map { ($0, paths[$0], entries[$0]) }
+    /// Looks up the last build's page of a record of `collection` by the record's id: its place in the
+    /// manifest, path and entry. The collection's pages are found once, for a loop over all its records.
+    func lastDetails(in collection: String) -> (Int64) -> (slot: Int, path: String, entry: PageRecord)? {
+        let slots = details[collection] ?? [:]
+        return { [paths, entries] id in slots[id].map { ($0, paths[$0], entries[$0]) } }
     }
 
     /// The place of `path` in the last manifest.
