@@ -279,17 +279,21 @@ public final class ResultsController {
         let sql = rowsQueries[queryKey] ?? compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:], allProperties: allProperties)
         rowsQueries[queryKey] = sql
         let statement = try database.cachedStatement(sql)
-        var byID: [Int64: Row] = [:]
-        byID.reserveCapacity(ids.count)
-        var columns: [String]?
-        for row in try statement.fetchAll(ids.map { DatabaseValue.integer($0) }) {
-            let id = row.values[0].int64Value ?? 0
-            // Every row has the same columns: one array for all of them.
-            if columns == nil { columns = Array(row.columns.dropFirst()) }
-            byID[id] = Row(columns: columns!, values: Array(row.values.dropFirst()))
+        // Every row has the same columns: one array for all of them, without the id.
+        let columns = Array(statement.columnNames.dropFirst())
+        // A batch's ids are few: found by a scan, not a hash, unless there are many.
+        let places = ids.count > 32 ? Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) }) : nil
+        var found = [Row?](repeating: nil, count: ids.count)
+        try statement.forEachRow(ids.map { DatabaseValue.integer($0) }) { row in
+            let id = row.int64(at: 0)
+            guard let place = places.map({ $0[id] }) ?? ids.firstIndex(of: id) else { return }
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(columns.count)
+            for column in 0..<columns.count { values.append(row.value(at: column + 1)) }
+            found[place] = Row(columns: columns, values: values)
         }
-        return try ids.map { id in
-            guard let row = byID[id] else { throw ResultsControllerError.rowVanished(id: id) }
+        return try found.enumerated().map { place, row in
+            guard let row else { throw ResultsControllerError.rowVanished(id: ids[place]) }
             return row
         }
     }

@@ -258,6 +258,27 @@ final class ControllerBehaviourTests: XCTestCase {
         XCTAssertEqual(restored.sections.map(\.name), ["Kansas City area", "TX"])
     }
 
+    func testRowsComeInResultOrderInSmallAndLargeBatchesAndAVanishedRowIsNamed() throws {
+        let database = try Database(path: ":memory:")
+        try Self.makeItems(database, count: 90)
+        for batchSize in [7, 50] {
+            let request = FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "score", ascending: false),
+                                                                         SortDescriptor(key: "id")], batchSize: batchSize)
+            let controller = try ResultsController(database: database, request: request)
+            try controller.performFetch()
+            let expected = try database.fetchAll("SELECT id FROM items ORDER BY score DESC, id").compactMap { $0["id"]?.int64Value }
+            XCTAssertEqual(try controller.objects(in: 0..<90).map { $0["id"]?.int64Value }, expected, "batches of \(batchSize)")
+        }
+        let controller = try ResultsController(database: database, request: FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "id")],
+                                                                                      batchSize: 50))
+        try controller.performFetch()
+        // Behind the controller's back: the row its results list is gone when its batch is read.
+        try database.execute("DELETE FROM items WHERE id = 60")
+        XCTAssertThrowsError(try controller.objects(in: 50..<51)) { error in
+            XCTAssertEqual(error as? ResultsControllerError, .rowVanished(id: 60))
+        }
+    }
+
     func testASchemaChangeInvalidatesTheCache() throws {
         let path = temporaryDatabasePath()
         let database = try Database(path: path)
