@@ -71,21 +71,24 @@ struct CollectionLoader {
 
     /// The collection's files as found now, and the sources of its last load that are gone.
     private func files(of collection: CollectionConfig) throws -> ([FilePlan], [String]) {
-        var present = Set<String>()
+        // Only two patterns can name one file twice; one pattern's files are distinct already.
+        var present: Set<String>? = collection.sources.count > 1 ? [] : nil
         var plans: [FilePlan] = []
         let known = try store.fingerprints(ofCollection: collection.name)
-        var unseen = Set(known.keys)
+        var foundRows = Set<Int64>()
+        foundRows.reserveCapacity(known.count)
         for pattern in collection.sources {
-            for entry in SourceGlob(pattern: pattern).entries(under: root) where present.insert(entry.path).inserted {
+            for entry in SourceGlob(pattern: pattern).entries(under: root) where present?.insert(entry.path).inserted ?? true {
                 let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
-                let key = SiteStore.pathKey(entry.path)
-                unseen.remove(key)
-                plans.append(FilePlan(root: root, path: entry.path, stat: stat, previous: known[key],
-                                      needsReading: !Self.isUnchanged(stat, since: known[key])))
+                let previous = known[SiteStore.pathKey(entry.path)]
+                if let previous { foundRows.insert(previous.row) }
+                plans.append(FilePlan(root: root, path: entry.path, stat: stat, previous: previous,
+                                      needsReading: !Self.isUnchanged(stat, since: previous)))
             }
         }
-        // The sources the store knows that are gone; looked up by path only when there are some.
-        let removed = unseen.isEmpty ? [] : try store.sources(ofCollection: collection.name, withKeys: unseen)
+        // The sources the store knows that are gone, by their rows; their paths are read only when there are some.
+        let gone = foundRows.count == known.count ? [] : known.values.map(\.row).filter { !foundRows.contains($0) }
+        let removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone)
         return (plans, removed)
     }
 

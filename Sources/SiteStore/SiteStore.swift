@@ -122,13 +122,16 @@ public final class SiteStore {
         public var hash: Int64
         /// Whether that load succeeded (a failed source is always read again).
         public var succeeded: Bool
+        /// The source's row in the store (0 for a file as found on disk), to find its path by when it is gone.
+        public var row: Int64
 
         /// Describes a file as loaded.
-        public init(size: Int64, modified: Double, hash: Int64, succeeded: Bool) {
+        public init(size: Int64, modified: Double, hash: Int64, succeeded: Bool, row: Int64 = 0) {
             self.size = size
             self.modified = modified
             self.hash = hash
             self.succeeded = succeeded
+            self.row = row
         }
     }
 
@@ -137,23 +140,28 @@ public final class SiteStore {
     public func fingerprints(ofCollection collection: String) throws -> [Int64: SourceFingerprint] {
         var found: [Int64: SourceFingerprint] = [:]
         found.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0))
-        try database.cachedStatement("SELECT path, size, mtime, hash, status FROM sitegen_sources WHERE collection = ?")
+        try database.cachedStatement("SELECT path, size, mtime, hash, status, rowid FROM sitegen_sources WHERE collection = ?")
             .forEachRow([.text(collection)]) { row in
                 // A source that never loaded has no fingerprint, but it is known: it may have to be deleted.
-                found[row.withText(at: 0) { Self.pathKey($0) }] = Self.sourceFingerprint(row)
-                    ?? SourceFingerprint(size: -1, modified: 0, hash: 0, succeeded: false)
+                var fingerprint = Self.sourceFingerprint(row) ?? SourceFingerprint(size: -1, modified: 0, hash: 0, succeeded: false)
+                fingerprint.row = row.int64(at: 5)
+                found[row.withText(at: 0) { Self.pathKey($0) }] = fingerprint
             }
         return found
     }
 
-    /// The sources of `collection` the store knows whose `pathKey` is in `keys`.
-    public func sources(ofCollection collection: String, withKeys keys: Set<Int64>) throws -> [String] {
+    /// The paths of the sources at `rows` (their fingerprints' `row`), sorted.
+    public func sourcePaths(atRows rows: [Int64]) throws -> [String] {
         var found: [String] = []
-        try database.cachedStatement("SELECT path FROM sitegen_sources WHERE collection = ? ORDER BY path")
-            .forEachRow([.text(collection)]) { row in
-                if keys.contains(row.withText(at: 0) { Self.pathKey($0) }), let path = row.string(at: 0) { found.append(path) }
-            }
-        return found
+        for start in stride(from: 0, to: rows.count, by: 500) {
+            let chunk = rows[start..<min(start + 500, rows.count)]
+            let list = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            try database.makeStatement("SELECT path FROM sitegen_sources WHERE rowid IN (\(list))")
+                .forEachRow(chunk.map { .integer($0) }) { row in
+                    if let path = row.string(at: 0) { found.append(path) }
+                }
+        }
+        return found.sorted()
     }
 
     /// A 64-bit FNV-1a hash of a source path, to look sources up by (a collision needs the same size and

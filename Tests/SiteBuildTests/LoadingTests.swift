@@ -162,6 +162,28 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try store.database.fetchValue("SELECT title FROM news WHERE _key = 'n12345'")?.stringValue, "Retitled")
     }
 
+    func testAFileTwoPatternsNameLoadsOnceAndAFileRemovedTakesItsRowsAlong() throws {
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              banks:
+                kind: csv
+                sources: [data/*.csv, data/b*.csv, more/*.csv]
+                key: cert
+                fields: {cert: integer, name: text, closed: date}
+            listings:
+              home: {from: banks, sort: [-closed], path: /}
+            """)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("more"), withIntermediateDirectories: true)
+        try write("more/extra.csv", "cert,name,closed\n7,Eta,2024-07-01\n8,Theta,2024-08-01\n")
+        let first = try build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        XCTAssertEqual(changes(first), [5, 0, 0], "banks.csv, named by two patterns, is loaded once")
+        try FileManager.default.removeItem(at: site.appendingPathComponent("more/extra.csv"))
+        XCTAssertEqual(changes(try build()), [0, 0, 2])
+        XCTAssertEqual(try build().sourcesRead, 0)
+    }
+
     func testABadFileKeepsItsRowsIsRetriedAndTheOthersStillLoad() throws {
         _ = try build()
         try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,\"Beta,2024-02-01\n")
