@@ -76,27 +76,35 @@ public struct SiteBuilder {
         // Marked before the load commits: a build that stops between the load and the manifest leaves the
         // next one a changeset it never sees, so that one renders every page.
         let (interrupted, lastFolder) = try store.beginWritingOutput(to: outputDirectory.standardizedFileURL.path)
+        // The last manifest, and the plan indexed on it, are read on a connection of their own while this
+        // one loads the sources (which never change the manifest): at 100,000 records, a tenth of what a
+        // build with few changes spends on this thread. A dry run's load is an open transaction here, and
+        // that connection still sees the manifest as committed, which is what it is.
+        let output = outputDirectory
+        let planning = BackgroundWork { [storeFile = storePath.path, full = options.full] () throws -> (Int, RenderPlan) in
+            let previous = try SiteStore.pageManifest(in: Database(path: storeFile, readOnly: true))
+            // The manifest describes the files of one folder as the last build left them: a build into another
+            // folder, or into one emptied by hand (robots.txt is in every build), starts over.
+            let renderAll: String? = full ? "full build requested" : interrupted ? "the last build did not finish"
+                : previous.paths.isEmpty ? "first build"
+                : lastFolder.map { $0 != output.standardizedFileURL.path } ?? false ? "another output folder than the last build's"
+                : !FileManager.default.fileExists(atPath: output.appendingPathComponent("robots.txt").path) ? "the output folder was emptied"
+                : nil
+            return (previous.paths.count, RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll))
+        }
         let changes = try load(config: config, store: store, into: &summary)
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
 
         // A full build trusts nothing the last builds left, the listings' cached results included.
         if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
-        let previous = try store.pageManifest()
-        // The manifest describes the files of one folder as the last build left them: a build into another
-        // folder, or into one emptied by hand (robots.txt is in every build), starts over.
-        let renderAll: String? = options.full ? "full build requested" : interrupted ? "the last build did not finish"
-            : previous.paths.isEmpty ? "first build"
-            : lastFolder.map { $0 != outputDirectory.standardizedFileURL.path } ?? false ? "another output folder than the last build's"
-            : !FileManager.default.fileExists(atPath: outputDirectory.appendingPathComponent("robots.txt").path) ? "the output folder was emptied"
-            : nil
+        let (previousCount, plan) = try planning.value()
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
         if !options.dryRun {
             try? FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
             writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
-                                       outputRoot: outputDirectory.path, capacity: max(64, previous.paths.count / 10))
+                                       outputRoot: outputDirectory.path, capacity: max(64, previousCount / 10))
         }
-        let plan = RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll)
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
         var templateFingerprints: [String: Int64] = [:]
         for name in templates.names {
@@ -230,5 +238,28 @@ private struct StageClock {
         let now = DispatchTime.now()
         summary.stageSeconds.append((stage, Double(now.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9))
         start = now
+    }
+}
+
+/// Work started on a thread of its own, whose result the caller waits for when it needs it.
+final class BackgroundWork<Value>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    // Written by the worker before it signals, read by the caller after waiting: the semaphore orders them.
+    private var result: Result<Value, any Error>?
+
+    /// Starts `work` at once.
+    init(_ work: @escaping @Sendable () throws -> Value) {
+        let thread = Thread { [self] in
+            result = Result { try work() }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Waits for the work to end; its value, or the error it threw.
+    func value() throws -> Value {
+        done.wait()
+        done.signal()
+        return try result!.get()
     }
 }

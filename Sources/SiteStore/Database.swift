@@ -15,9 +15,10 @@ public final class Database {
     private var traceCounter: UnsafeMutablePointer<Int>
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
-    public init(path: String) throws {
+    /// `readOnly` opens an existing database for reading beside a connection that writes it.
+    public init(path: String, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -41,7 +42,8 @@ public final class Database {
         // A build reads every row of a large collection a few times over (listings, taxonomies, detail
         // pages); 2 MB of cache sent most of those reads back to the kernel.
         try execute("PRAGMA cache_size = -32768")
-        if path != ":memory:" {
+        // A reader finds the journal mode in the file (WAL, set by the writer) and changes nothing.
+        if path != ":memory:" && !readOnly {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
         }

@@ -54,6 +54,12 @@ extension SiteStore {
     /// Every output file the last complete build left: paths relative to the output folder, and their
     /// entries in the same order (arrays: the planner indexes them once, by path and by record).
     public func pageManifest() throws -> (paths: [String], records: [PageRecord]) {
+        try Self.pageManifest(in: database)
+    }
+
+    /// The manifest as `pageManifest()` reads it, on any connection to the store (a reader beside the
+    /// connection that loads the sources, which never changes the manifest).
+    public static func pageManifest(in database: Database) throws -> (paths: [String], records: [PageRecord]) {
         var paths: [String] = [], records: [PageRecord] = []
         let count = Int(try database.fetchValue("SELECT count(*) FROM sitegen_pages")?.int64Value ?? 0)
         paths.reserveCapacity(count)
