@@ -392,6 +392,25 @@ public final class ResultsController {
         cacheIsStale = false
     }
 
+    /// What `persistCache()` would write, as work to run on another connection to the store (a writer
+    /// on a thread of its own, while this one goes on); `nil` when the cache is current. The controller
+    /// counts its cache as written.
+    public func pendingCacheWrite() -> (@Sendable (Database) throws -> Void)? {
+        guard let cacheName, cacheIsStale || cacheGenerationIsStale else { return nil }
+        let stale = cacheIsStale
+        cacheIsStale = false
+        cacheGenerationIsStale = false
+        switch (stale, generation) {
+        case (false, let generation?):
+            return { try SnapshotCache(database: $0).advance(name: cacheName, to: generation) }
+        case (_, let generation?):
+            let compiled = compiled, rows = rows
+            return { try SnapshotCache(database: $0).save(name: cacheName, compiled: compiled, rows: rows, generation: generation) }
+        case (_, nil):
+            return { try SnapshotCache(database: $0).delete(name: cacheName) }
+        }
+    }
+
     /// Removes a named snapshot from the cache, so the next `performFetch` with that name runs the query.
     public static func deleteCache(named name: String, in database: Database) throws {
         try SnapshotCache(database: database).delete(name: name)

@@ -24,6 +24,8 @@ struct PageRenderer {
     var siteFingerprint: Int64 = 0
     /// Each template's fingerprint, with its partials and layouts.
     let templateFingerprints: [String: Int64]
+    /// Saves the controllers' cached results on a thread of its own; without one, they are saved here.
+    var cacheWriter: CacheWriter?
 
     private var site: [String: Any] { ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath] }
     private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
@@ -86,7 +88,7 @@ struct PageRenderer {
         let state = ListingState(listing: listing, controller: controller, delta: delta, rows: controller.fetchedVersions,
                                  dirty: dirty, settings: listingSettings(listing))
         defer {
-            try? controller.persistCache()
+            saveCache(of: controller)
             controller.releaseResults()
         }
         let deltaReport = Self.report(listing.name, delta)
@@ -171,6 +173,16 @@ struct PageRenderer {
         if let path = collection.detail?.path { needed.formUnion(PathPattern(path).placeholders) }
         needed.formUnion(collection.relationships.map(\.field))
         return collection.fields.map(\.name).filter { !words.contains(Substring($0)) && !needed.contains($0) }
+    }
+
+    /// Saves `controller`'s cached results if they changed: through the cache writer when there is one.
+    /// A cache that fails to save costs the next build a fresh fetch, nothing else.
+    private func saveCache(of controller: ResultsController) {
+        guard let cacheWriter else {
+            try? controller.persistCache()
+            return
+        }
+        if let write = controller.pendingCacheWrite() { cacheWriter.submit(write) }
     }
 
     /// A delta as the build report gives it.
@@ -295,7 +307,7 @@ struct PageRenderer {
             versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
             cacheName: "detail \(collection.name)")
         defer {
-            try? controller.persistCache()
+            saveCache(of: controller)
             controller.releaseResults()
         }
         let rows = controller.fetchedVersions

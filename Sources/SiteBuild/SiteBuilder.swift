@@ -113,6 +113,10 @@ public struct SiteBuilder {
         var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue,
                                     plan: plan, changes: changes, relatedChanges: related, templateFingerprints: templateFingerprints)
         renderer.progress = onRenderProgress
+        // A dry run's connection holds its transaction open to the end: another writer would wait on it.
+        let cacheWriter = options.dryRun ? nil : CacheWriter(storePath: storePath.path)
+        defer { cacheWriter?.finish() }
+        renderer.cacheWriter = cacheWriter
         do {
             let navigation = try renderer.navigation()
             var site = Fingerprint()
@@ -145,6 +149,8 @@ public struct SiteBuilder {
         }
         clock.lap("render", into: &summary)
 
+        // The snapshots are saved before this connection writes the manifest: one writer at a time.
+        cacheWriter?.finish()
         let (changed, removed) = plan.manifestChanges(hashes: writer.manifest)
         // After an interrupted build every page was rendered, so the writer knows every file there should be.
         summary.deletedPaths = writer.deleteStale(removed, sweepingAllBut: interrupted ? Set(writer.manifest.keys) : nil).sorted()
