@@ -3,7 +3,7 @@ import SiteRender
 
 /// Renders pages through their templates and writes them on worker threads, while the caller's thread
 /// reads rows and builds the next pages' contexts: template rendering is most of a page's cost, and
-/// SQLite (one connection) stays on one thread.
+/// the build's store connection stays on the caller's thread.
 ///
 /// At most `capacity` pages wait, so memory stays bounded by pages, not by the site. The first error
 /// a worker meets (a template error, a file that cannot be written) is thrown by the next `submit` or by
