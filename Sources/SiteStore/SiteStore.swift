@@ -16,6 +16,13 @@ public final class SiteStore {
         // SQLite's 4 KiB pages: 64 KiB pages loaded large records faster but made every row read by id
         // bring a whole 64 KiB page, and rendering slower (decisions.md, 7).
         database = try Database(path: path)
+        if path != ":memory:" {
+            // Pages are read by row id in the listings' orders, and a record with its body fills a page of
+            // its own, so an incremental build reads a hundred thousand pages. Mapped, a page costs no
+            // system call or copy: the 100,000-record mutation round went from 2.56-2.96 s to 2.30-2.40 s.
+            // Mapped pages count as resident memory (decisions.md 15).
+            try database.execute("PRAGMA mmap_size = \(Self.mappedBytes)")
+        }
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS sitegen_collections (name TEXT PRIMARY KEY, signature TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_sources (
@@ -38,6 +45,9 @@ public final class SiteStore {
             }
         }
     }
+
+    /// How much of the store file the build's connection reads through memory mapping.
+    static let mappedBytes = 1 << 30
 
     /// Runs `body` in one transaction.
     public func transaction<T>(_ body: () throws -> T) throws -> T {

@@ -25,6 +25,22 @@ final class SiteStoreTests: XCTestCase {
         XCTAssertEqual(try SiteStore(path: path).rowCount(of: "banks"), 1, "another connection sees the committed row")
     }
 
+    func testTheBuildsConnectionReadsTheStoreMappedAndSeesItsOwnWritesThroughTheMap() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-mmap-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SiteStore(path: folder.appendingPathComponent("store.sqlite").path)
+        XCTAssertEqual(try store.database.fetchValue("PRAGMA mmap_size")?.int64Value, 1 << 30)
+        try store.prepareTable(schema)
+        // Rows written (through the log, then checkpointed into the mapped file) read back the same.
+        let rows = (0..<500).map { row("k\($0)", String(repeating: "n\($0) ", count: 200), "CA") }
+        _ = try store.transaction { try store.replaceRows(of: "a.csv", in: schema, with: rows) }
+        try store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let changed = (0..<500).map { row("k\($0)", "changed \($0)", "NY") }
+        _ = try store.transaction { try store.replaceRows(of: "a.csv", in: schema, with: changed) }
+        let names = try store.database.fetchAll("SELECT name FROM banks ORDER BY _id").map { $0["name"]?.stringValue ?? "" }
+        XCTAssertEqual(names, (0..<500).map { "changed \($0)" })
+    }
+
     func testReplacingRowsReportsInsertsUpdatesAndDeletesAndNothingForUnchangedRows() throws {
         let store = try SiteStore(path: ":memory:")
         try store.prepareTable(schema)
