@@ -32,4 +32,29 @@ final class FastPathTests: XCTestCase {
             XCTAssertEqual(config.basePath, path.hasSuffix("/") ? path : path + "/", baseURL)
         }
     }
+
+    func testAFolderStatedOnTwoThreadsGivesEveryMatchingFileOnceSortedWithItsSize() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-glob-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("md")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        var expected: [(String, Int64)] = []
+        for number in 0..<5_003 {
+            let name = "r\(number).md"
+            let text = String(repeating: "x", count: number % 97)
+            try text.write(to: folder.appendingPathComponent(name), atomically: false, encoding: .utf8)
+            expected.append(("md/" + name, Int64(text.utf8.count)))
+        }
+        try "not matched".write(to: folder.appendingPathComponent("notes.txt"), atomically: false, encoding: .utf8)
+        try "hidden".write(to: folder.appendingPathComponent(".hidden.md"), atomically: false, encoding: .utf8)
+        try "below".write(to: folder.appendingPathComponent("sub/deep.md"), atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("linked.md"),
+                                                   withDestinationURL: folder.appendingPathComponent("r7.md"))
+        expected.append(("md/linked.md", 7))
+        let entries = SourceGlob(pattern: "md/*.md").entries(under: root)
+        XCTAssertEqual(entries.map(\.path), expected.map(\.0).sorted())
+        let sizes = Dictionary(uniqueKeysWithValues: expected)
+        XCTAssertEqual(entries.filter { sizes[$0.path] != $0.size }.map(\.path), [])
+        XCTAssertEqual(SourceGlob(pattern: "md/**/*.md").entries(under: root).count, expected.count + 1, "recursive: sub/deep.md too")
+    }
 }
