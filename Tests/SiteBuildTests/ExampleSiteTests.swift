@@ -302,6 +302,20 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
     }
 
+    func testAFirstBuildKeepsTheIdenticalFilesItFindsAndWritesThePagesOfTheFoldersItMakes() throws {
+        _ = try build()
+        let before = try writtenFiles().map { try page($0) }
+        let detailPages = writtenFiles().filter { $0.hasPrefix("banks/") && $0.split(separator: "/").count == 3 }
+        XCTAssertGreaterThan(detailPages.count, 10)
+        // The store gone, every page is rendered; the detail pages' folder is gone too, so this build makes it.
+        try FileManager.default.removeItem(at: site.appendingPathComponent(".sitegen"))
+        for path in detailPages { try FileManager.default.removeItem(at: output.appendingPathComponent(path).deletingLastPathComponent()) }
+        let first = try build()
+        XCTAssertEqual(first.pagesWritten, detailPages.count)
+        XCTAssertEqual(first.pagesUnchanged, 423 - detailPages.count, "a file already there with the page's bytes is left alone")
+        XCTAssertEqual(try writtenFiles().map { try page($0) }, before)
+    }
+
     func testABadRowFailsItsSourceKeepsTheLastGoodRowsAndTheRestStillBuilds() throws {
         _ = try build()
         let csv = site.appendingPathComponent("content/records/failed-banks.csv")
