@@ -377,19 +377,15 @@ public final class ResultsController {
     /// Writes the snapshot to the cache when it changed since it was last written (O(n): call it once,
     /// after a batch of changes, not after each).
     public func persistCache() throws {
-        guard let cacheName, cacheIsStale || cacheGenerationIsStale else { return }
-        if !cacheIsStale, let generation {
-            try SnapshotCache(database: database).advance(name: cacheName, to: generation)
-            cacheGenerationIsStale = false
-            return
+        let (stale, generationStale) = (cacheIsStale, cacheGenerationIsStale)
+        guard let write = pendingCacheWrite() else { return }
+        do {
+            try write(database)
+        } catch {
+            // Not written: the next call tries again.
+            (cacheIsStale, cacheGenerationIsStale) = (stale, generationStale)
+            throw error
         }
-        cacheGenerationIsStale = false
-        if let generation {
-            try SnapshotCache(database: database).save(name: cacheName, compiled: compiled, rows: rows, generation: generation)
-        } else {
-            try SnapshotCache(database: database).delete(name: cacheName)
-        }
-        cacheIsStale = false
     }
 
     /// What `persistCache()` would write, as work to run on another connection to the store (a writer

@@ -19,7 +19,7 @@ public final class SiteStore {
         if path != ":memory:" {
             // Pages are read by row id in the listings' orders, and a record with its body fills a page of
             // its own, so an incremental build reads a hundred thousand pages. Mapped, a page costs no
-            // system call or copy: the 100,000-record mutation round went from 2.56-2.96 s to 2.30-2.40 s.
+            // system call or copy: the 100,000-record mutation round went from 2.42-2.78 s to 2.34-2.36 s.
             // Mapped pages count as resident memory (decisions.md 15).
             try database.execute("PRAGMA mmap_size = \(Self.mappedBytes)")
         }
