@@ -139,6 +139,7 @@ struct CollectionLoader {
         let rebuilt = try store.prepareTable(schema)
         // Its rows are stored again with new ids: no cached results of a listing may outlive the old ones.
         if rebuilt { try ResultsController.deleteAllCaches(in: store.database) }
+        let statements = try store.rowStatements(for: schema)
         var changes = Changeset()
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
         let small = plan.files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }
@@ -164,7 +165,8 @@ struct CollectionLoader {
                         try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: hash, into: &outcome)
                         continue
                     case .parsed(let rows, let parsedWarnings, let failure, let hash):
-                        changes.merge(try store.replaceRows(of: file.path, in: schema) { replacement in
+                        fingerprint.hash = hash
+                        changes.merge(try store.replaceRows(of: file.path, using: statements, fingerprint: fingerprint) { replacement in
                             for row in rows {
                                 do {
                                     try replacement.write(row)
@@ -176,7 +178,6 @@ struct CollectionLoader {
                             if let failure { throw failure }
                         })
                         warnings = parsedWarnings
-                        fingerprint.hash = hash
                     }
                 } else {
                     let source = source(for: collection, file: file.path)
@@ -186,17 +187,16 @@ struct CollectionLoader {
                         try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: previous.hash, into: &outcome)
                         continue
                     }
-                    var hash: Int64 = 0
-                    changes.merge(try store.replaceRows(of: file.path, in: schema) { rows in
+                    changes.merge(try store.replaceRows(of: file.path, using: statements, fingerprint: fingerprint) { rows in
                         let result = try RowPipeline.load(source, from: file.url, into: rows, schema: schema,
                                                           size: fingerprint.size, progress: progress)
                         warnings = result.warnings
-                        hash = result.hash
+                        // Known once the file is read: the status recorded with the rows has it.
+                        rows.fingerprint?.hash = result.hash
                     })
-                    fingerprint.hash = hash
                 }
+                // The source's status was recorded with its rows.
                 outcome.warnings += warnings
-                try store.recordSourceStatus(file.path, collection: collection.name, failure: nil, fingerprint: fingerprint)
             } catch let error as SourceError {
                 outcome.problems.append(error)
                 fingerprint.succeeded = false

@@ -7,39 +7,35 @@
 public final class RowReplacement {
     private let store: SiteStore
     private let source: String
-    private let schema: CollectionSchema
-    private let table: String
+    private let statements: RowStatements
     private var existing: [String: (id: Int64, hash: Int64)] = [:]
-    private let insert: Statement
-    private let update: Statement
     private var changes = Changeset.TableChanges()
     private let lists: ListItemWriter
     private var arguments: [DatabaseValue] = []
+    /// The source's rows once it finishes: those it had, plus the inserted, less the deleted.
+    private var rowCount: Int
+    /// The file the rows were read from, recorded with the source's status when it finishes; a body that
+    /// learns the file's hash only by reading it sets it then.
+    public var fingerprint: SiteStore.SourceFingerprint?
 
-    init(store: SiteStore, source: String, schema: CollectionSchema) throws {
+    init(store: SiteStore, source: String, statements: RowStatements, fingerprint: SiteStore.SourceFingerprint?) throws {
         self.store = store
         self.source = source
-        self.schema = schema
-        table = quoteIdentifier(schema.table)
-        let database = store.database
+        self.statements = statements
+        self.fingerprint = fingerprint
         var existing: [String: (id: Int64, hash: Int64)] = [:]
-        try database.cachedStatement("SELECT _key, _id, _hash FROM \(table) WHERE _source = ?")
-            .forEachRow([.text(source)]) { row in
-                existing[row.string(at: 0) ?? ""] = (row.int64(at: 1), row.int64(at: 2))
-            }
+        try statements.selectExisting.forEachRow([.text(source)]) { row in
+            existing[row.string(at: 0) ?? ""] = (row.int64(at: 1), row.int64(at: 2))
+        }
         self.existing = existing
-        let names = schema.columns.map { quoteIdentifier($0.name) }
-        insert = try database.cachedStatement(
-            "INSERT INTO \(table) (_key, _source, _line, _hash" + names.map { ", " + $0 }.joined()
-                + ") VALUES (?, ?, ?, ?" + String(repeating: ", ?", count: names.count) + ")")
-        update = try database.cachedStatement(
-            "UPDATE \(table) SET _line = ?, _hash = ?" + names.map { ", \($0) = ?" }.joined() + " WHERE _id = ?")
-        arguments.reserveCapacity(names.count + 5)
-        lists = try ListItemWriter(database: database, schema: schema)
+        rowCount = existing.count
+        arguments.reserveCapacity(statements.schema.columns.count + 5)
+        lists = ListItemWriter(database: store.database, tables: statements.joinTables)
     }
 
     /// Stores `row`: inserted when its key is new, updated when its content hash changed, else untouched.
     public func write(_ row: StoredRow) throws {
+        let schema = statements.schema
         guard row.values.count == schema.columns.count else {
             throw StoreError.columnCountMismatch(table: schema.table, expected: schema.columns.count, found: row.values.count)
         }
@@ -50,7 +46,7 @@ public final class RowReplacement {
             arguments += [.integer(Int64(row.line)), .integer(row.contentHash)]
             arguments += row.values
             arguments.append(.integer(old.id))
-            try update.execute(arguments)
+            try statements.update.execute(arguments)
             changes.updated.insert(old.id)
             try lists.replaceItems(of: old.id, with: row.lists, isNew: false)
             return
@@ -59,47 +55,96 @@ public final class RowReplacement {
         arguments += [.text(row.key), .text(source), .integer(Int64(row.line)), .integer(row.contentHash)]
         arguments += row.values
         do {
-            try insert.execute(arguments)
+            try statements.insert.execute(arguments)
         } catch let error as SQLiteError where error.code == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ {
             // Another source has this key (or this one, twice): only now is it worth a query, to name it.
-            let other = try database.fetchValue("SELECT _source FROM \(table) WHERE _key = ?", [.text(row.key)])
+            let other = try database.fetchValue("SELECT _source FROM \(quoteIdentifier(schema.table)) WHERE _key = ?", [.text(row.key)])
             throw StoreError.duplicateKey(collection: schema.table, key: row.key, otherSource: other?.stringValue ?? "?")
         }
         let id = database.lastInsertedRowID
         changes.inserted.insert(id)
+        rowCount += 1
         try lists.replaceItems(of: id, with: row.lists, isNew: true)
     }
 
-    /// Deletes the rows the source no longer yields; returns every change made.
+    /// Deletes the rows the source no longer yields, records the source as loaded; returns every change made.
     func finish() throws -> Changeset {
-        let delete = try store.database.cachedStatement("DELETE FROM \(table) WHERE _id = ?")
         // By id, so the order of deletes (and of the changes reported) does not depend on hashing.
         for id in existing.values.map(\.id).sorted() {
             try lists.replaceItems(of: id, with: [:], isNew: false)
-            try delete.execute([.integer(id)])
+            try statements.delete.execute([.integer(id)])
             changes.deleted.insert(id)
         }
+        rowCount -= existing.count
         existing = [:]
-        // Every source with rows is named in the sources table, which is how removed files are found.
-        try store.database.execute("INSERT OR IGNORE INTO sitegen_sources (path, collection, status) VALUES (?, ?, 'ok')",
-                                   [.text(source), .text(schema.table)])
-        return Changeset(tables: lists.changes.merging([schema.table: changes]) { $1 })
+        // Every source with rows is named in the sources table, which is how removed files are found. One
+        // statement with the status, the file and the count it knows: a count(*) and a second write of the
+        // same row were a fifth of a first load's per-file cost.
+        try statements.recordLoaded.execute([
+            .text(source), .text(statements.schema.table), fingerprint.map { .integer($0.size) } ?? .null,
+            fingerprint.map { .real($0.modified) } ?? .null, fingerprint.map { .integer($0.hash) } ?? .null,
+            .integer(Int64(rowCount)),
+        ])
+        return Changeset(tables: lists.changes.merging([statements.schema.table: changes]) { $1 })
+    }
+}
+
+/// The statements that store one collection's rows, prepared once per load rather than built and looked
+/// up by their SQL for each source: for a folder of small files, that was two thirds of a source's setup.
+public final class RowStatements {
+    let schema: CollectionSchema
+    let selectExisting: Statement
+    let insert: Statement
+    let update: Statement
+    let delete: Statement
+    let recordLoaded: Statement
+    let joinTables: [ListItemWriter.JoinTable]
+
+    init(database: Database, schema: CollectionSchema) throws {
+        self.schema = schema
+        let table = quoteIdentifier(schema.table)
+        let names = schema.columns.map { quoteIdentifier($0.name) }
+        selectExisting = try database.makeStatement("SELECT _key, _id, _hash FROM \(table) WHERE _source = ?")
+        insert = try database.makeStatement(
+            "INSERT INTO \(table) (_key, _source, _line, _hash" + names.map { ", " + $0 }.joined()
+                + ") VALUES (?, ?, ?, ?" + String(repeating: ", ?", count: names.count) + ")")
+        update = try database.makeStatement(
+            "UPDATE \(table) SET _line = ?, _hash = ?" + names.map { ", \($0) = ?" }.joined() + " WHERE _id = ?")
+        delete = try database.makeStatement("DELETE FROM \(table) WHERE _id = ?")
+        recordLoaded = try database.makeStatement(
+            "INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows) "
+                + "VALUES (?, ?, 'ok', NULL, ?, ?, ?, ?)")
+        joinTables = try ListItemWriter.joinTables(database: database, schema: schema)
     }
 }
 
 extension SiteStore {
+    /// Prepares the statements that store `schema`'s rows, for every `replaceRows` of one load.
+    public func rowStatements(for schema: CollectionSchema) throws -> RowStatements {
+        try RowStatements(database: database, schema: schema)
+    }
+
     /// Makes the rows from `source` exactly those `body` writes, all or nothing: when `body` or a write
-    /// throws, the source's rows are as before. Returns the changes to the collection's table and its
-    /// list join tables.
+    /// throws, the source's rows are as before. Records the source as loaded (with `fingerprint`, or the
+    /// one `body` sets). Returns the changes to the collection's table and its list join tables.
     ///
     /// ```swift
     /// let changes = try store.replaceRows(of: "records.ndjson", in: schema) { rows in
     ///     for row in parsed { try rows.write(row) }
     /// }
     /// ```
-    public func replaceRows(of source: String, in schema: CollectionSchema, _ body: (RowReplacement) throws -> Void) throws -> Changeset {
+    public func replaceRows(of source: String, in schema: CollectionSchema, fingerprint: SourceFingerprint? = nil,
+                            _ body: (RowReplacement) throws -> Void) throws -> Changeset
+    {
+        try replaceRows(of: source, using: try rowStatements(for: schema), fingerprint: fingerprint, body)
+    }
+
+    /// `replaceRows(of:in:fingerprint:_:)` with statements prepared once for many sources of a collection.
+    public func replaceRows(of source: String, using statements: RowStatements, fingerprint: SourceFingerprint? = nil,
+                            _ body: (RowReplacement) throws -> Void) throws -> Changeset
+    {
         try savepoint {
-            let replacement = try RowReplacement(store: self, source: source, schema: schema)
+            let replacement = try RowReplacement(store: self, source: source, statements: statements, fingerprint: fingerprint)
             try body(replacement)
             return try replacement.finish()
         }
@@ -109,7 +154,7 @@ extension SiteStore {
 /// Keeps a collection's list join tables (`<table>__<column>`: record, position, value) in step with its
 /// rows, through statements prepared once per load rather than looked up by their SQL for every row.
 final class ListItemWriter {
-    private struct JoinTable {
+    struct JoinTable {
         let name: String
         let column: String
         let select: Statement
@@ -122,9 +167,18 @@ final class ListItemWriter {
     /// The join-table rows inserted and deleted so far, by table.
     private(set) var changes: [String: Changeset.TableChanges] = [:]
 
-    init(database: Database, schema: CollectionSchema) throws {
+    init(database: Database, tables: [JoinTable]) {
         self.database = database
-        tables = try schema.listColumns.map { column in
+        self.tables = tables
+    }
+
+    convenience init(database: Database, schema: CollectionSchema) throws {
+        self.init(database: database, tables: try Self.joinTables(database: database, schema: schema))
+    }
+
+    /// The statements for each of `schema`'s list join tables.
+    static func joinTables(database: Database, schema: CollectionSchema) throws -> [JoinTable] {
+        try schema.listColumns.map { column in
             let name = CollectionSchema.listTable(schema.table, column)
             let quoted = quoteIdentifier(name)
             return JoinTable(

@@ -81,6 +81,49 @@ final class SiteStoreTests: XCTestCase {
         XCTAssertEqual(keys, [.text("1"), .text("2")], "the failing source keeps its previous rows")
     }
 
+    func testALoadedSourceIsRecordedWithItsFileAndRowCountAndAFailedOneKeepsThatRecord() throws {
+        let store = try SiteStore(path: ":memory:")
+        try store.prepareTable(schema)
+        let statements = try store.rowStatements(for: schema)
+        let file = SiteStore.SourceFingerprint(size: 120, modified: 1_700_000_000.5, hash: 0, succeeded: true)
+        _ = try store.transaction {
+            try store.replaceRows(of: "a.csv", using: statements, fingerprint: file) { rows in
+                for item in [row("1", "Alpha", "CA"), row("2", "Beta", "TX"), row("3", "Gamma", "TX")] { try rows.write(item) }
+                rows.fingerprint?.hash = 77
+            }
+        }
+        let status = try store.sourceStatuses()
+        XCTAssertEqual(status.map(\.path), ["a.csv"])
+        XCTAssertEqual(status.map(\.status), ["ok"])
+        XCTAssertEqual(status.map(\.rows), [3])
+        var expected = file
+        expected.hash = 77
+        expected.row = 1
+        XCTAssertEqual(try store.fingerprints(ofCollection: "banks")[SiteStore.pathKey("a.csv")], expected,
+                       "the hash the body learned is the one recorded")
+
+        // One row kept, one updated, one gone, one new: still three.
+        _ = try store.transaction {
+            try store.replaceRows(of: "a.csv", using: statements, fingerprint: file) { rows in
+                for item in [row("1", "Alpha", "CA"), row("2", "Beta", "NV"), row("4", "Delta", "OR")] { try rows.write(item) }
+            }
+        }
+        _ = try store.transaction {
+            try store.replaceRows(of: "b.csv", using: statements) { rows in try rows.write(row("5", "Epsilon", "WA")) }
+        }
+        XCTAssertEqual(try store.sourceStatuses().map(\.rows), [3, 1])
+        XCTAssertEqual(try store.rowCount(of: "banks"), 4)
+
+        XCTAssertThrowsError(try store.transaction {
+            try store.replaceRows(of: "a.csv", using: statements, fingerprint: file) { rows in
+                try rows.write(row("6", "Zeta", "CA"))
+                try rows.write(row("5", "Copy", "WA"))
+            }
+        })
+        XCTAssertEqual(try store.sourceStatuses().map(\.rows), [3, 1], "a failed replacement records nothing")
+        XCTAssertEqual(try store.rowCount(of: "banks"), 4)
+    }
+
     func testRemovingASourceDeletesItsRows() throws {
         let store = try SiteStore(path: ":memory:")
         try store.prepareTable(schema)
