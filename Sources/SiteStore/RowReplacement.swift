@@ -91,6 +91,7 @@ public final class RowReplacement {
 
 /// The statements that store one collection's rows, prepared once per load rather than built and looked
 /// up by their SQL for each source: for a folder of small files, that was two thirds of a source's setup.
+/// Made after `prepareTable`, and good until the next one: a table made again may have other columns.
 public final class RowStatements {
     let schema: CollectionSchema
     let selectExisting: Statement
@@ -125,8 +126,9 @@ extension SiteStore {
     }
 
     /// Makes the rows from `source` exactly those `body` writes, all or nothing: when `body` or a write
-    /// throws, the source's rows are as before. Records the source as loaded (with `fingerprint`, or the
-    /// one `body` sets). Returns the changes to the collection's table and its list join tables.
+    /// throws, the source's rows are as before. Records the source as loaded, `ok`, with `fingerprint` or
+    /// the one `body` sets (without one, no size, time or hash: the next load reads the file again), in
+    /// place of any earlier status. Returns the changes to the collection's table and its list join tables.
     ///
     /// ```swift
     /// let changes = try store.replaceRows(of: "records.ndjson", in: schema) { rows in

@@ -110,6 +110,12 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(reports.list.filter(\.finished).count, 1)
         try write("data/people.ndjson", people(30_000, renamed: 29_999))
         XCTAssertEqual(changes(try build()), [0, 1, 0])
+        // Touched, same bytes: one hashing pass finds the hash its load recorded, and nothing is streamed.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 120)],
+                                              ofItemAtPath: site.appendingPathComponent("data/people.ndjson").path)
+        reports.list.removeAll()
+        XCTAssertEqual(changes(try builder.build()), [0, 0, 0])
+        XCTAssertEqual(reports.list.count, 0, "the touched file's rows were not read again")
         try write("data/people.ndjson", people(30_000, renamed: 29_999, broken: 20_000))
         let failed = try build()
         XCTAssertEqual(failed.problems.map(\.description), ["data/people.ndjson:20001:18: not valid JSON: the text ends inside an object"])
