@@ -78,13 +78,10 @@ public final class RowReplacement {
         rowCount -= existing.count
         existing = [:]
         // Every source with rows is named in the sources table, which is how removed files are found. One
-        // statement with the status, the file and the count it knows: a count(*) and a second write of the
+        // write with the status, the file and the count it knows: a count(*) and a second write of the
         // same row were a fifth of a first load's per-file cost.
-        try statements.recordLoaded.execute([
-            .text(source), .text(statements.schema.table), fingerprint.map { .integer($0.size) } ?? .null,
-            fingerprint.map { .real($0.modified) } ?? .null, fingerprint.map { .integer($0.hash) } ?? .null,
-            .integer(Int64(rowCount)),
-        ])
+        try store.recordSource(source, collection: statements.schema.table, failure: nil, fingerprint: fingerprint,
+                               rows: Int64(rowCount))
         return Changeset(tables: lists.changes.merging([statements.schema.table: changes]) { $1 })
     }
 }
@@ -98,7 +95,6 @@ public final class RowStatements {
     let insert: Statement
     let update: Statement
     let delete: Statement
-    let recordLoaded: Statement
     let joinTables: [ListItemWriter.JoinTable]
 
     init(database: Database, schema: CollectionSchema) throws {
@@ -112,9 +108,6 @@ public final class RowStatements {
         update = try database.makeStatement(
             "UPDATE \(table) SET _line = ?, _hash = ?" + names.map { ", \($0) = ?" }.joined() + " WHERE _id = ?")
         delete = try database.makeStatement("DELETE FROM \(table) WHERE _id = ?")
-        recordLoaded = try database.makeStatement(
-            "INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows) "
-                + "VALUES (?, ?, 'ok', NULL, ?, ?, ?, ?)")
         joinTables = try ListItemWriter.joinTables(database: database, schema: schema)
     }
 }

@@ -196,11 +196,17 @@ public final class SiteStore {
     /// Records how the last load of `source` went (`ok`, or `failed` with the message) and the file it read.
     public func recordSourceStatus(_ source: String, collection: String, failure: String?, fingerprint: SourceFingerprint? = nil) throws {
         let rows = try database.fetchValue("SELECT count(*) FROM \(quoteIdentifier(collection)) WHERE _source = ?", [.text(source)])
+        try recordSource(source, collection: collection, failure: failure, fingerprint: fingerprint,
+                         rows: rows?.int64Value ?? 0)
+    }
+
+    /// Writes the source's row in `sitegen_sources` when its row count is known (a replacement counts its own).
+    func recordSource(_ source: String, collection: String, failure: String?, fingerprint: SourceFingerprint?, rows: Int64) throws {
         try database.execute(
             "INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [.text(source), .text(collection), .text(failure == nil ? "ok" : "failed"), failure.map { .text($0) } ?? .null,
              fingerprint.map { .integer($0.size) } ?? .null, fingerprint.map { .real($0.modified) } ?? .null,
-             fingerprint.map { .integer($0.hash) } ?? .null, rows ?? .null])
+             fingerprint.map { .integer($0.hash) } ?? .null, .integer(rows)])
     }
 
     /// One source's last load, as `sitegen sources` lists it.
