@@ -3,6 +3,9 @@ import Foundation
 /// Computes `work(0)`, `work(1)`, … on a background thread, a bounded number ahead of the caller, who
 /// takes the results in order with `next()`: the load reads and parses the next source files while the
 /// caller's thread (the only one that may touch the store) writes the last one's rows.
+///
+/// Each side wakes the other only when it waits: the reader, once it is a whole window ahead, until
+/// half of it is taken; the caller, for the result it asked for.
 final class ReadAhead<Result>: @unchecked Sendable {
     private let count: Int
     private let window: Int
@@ -11,6 +14,10 @@ final class ReadAhead<Result>: @unchecked Sendable {
     private var ready: [Int: Result] = [:]
     private var taken = 0
     private var cancelled = false
+    /// Whether the caller waits for the result at `taken`.
+    private var takerWaits = false
+    /// Whether the reader waits for room in its window.
+    private var producerWaits = false
     private var thread: Thread?
 
     /// Starts computing `work` for `0..<count`, at most `window` results ahead of the ones taken.
@@ -32,10 +39,14 @@ final class ReadAhead<Result>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard taken < count else { return nil }
-        while ready[taken] == nil { condition.wait() }
+        while ready[taken] == nil {
+            takerWaits = true
+            condition.wait()
+        }
+        takerWaits = false
         let result = ready.removeValue(forKey: taken)
         taken += 1
-        condition.broadcast()
+        if producerWaits && ready.count <= window / 2 { condition.signal() }
         return result
     }
 
@@ -50,14 +61,18 @@ final class ReadAhead<Result>: @unchecked Sendable {
     private func produce() {
         for index in 0..<count {
             condition.lock()
-            while index - taken >= window && !cancelled { condition.wait() }
+            if index - taken >= window {
+                producerWaits = true
+                while index - taken > window / 2 && !cancelled { condition.wait() }
+                producerWaits = false
+            }
             let stop = cancelled
             condition.unlock()
             if stop { return }
             let result = work(index)
             condition.lock()
             ready[index] = result
-            condition.broadcast()
+            if takerWaits && index == taken { condition.signal() }
             condition.unlock()
         }
     }
