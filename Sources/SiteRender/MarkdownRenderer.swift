@@ -36,30 +36,36 @@ public struct MarkdownRenderer: Sendable {
         guard let document else { return "" }
         defer { cmark_node_free(document) }
         let extensions = cmark_parser_get_syntax_extensions(parser)
-        anchorHeadings(in: document, options: options, extensions: extensions)
+        let headings = Self.headings(in: document)
+        // Without raw HTML, an opening `<h1>`…`<h6>` in the HTML can only be a heading's (text, code and
+        // attributes are escaped), so the ids go into the rendered page, in document order: rendering each
+        // heading alone as well was a sixth of a Markdown body's cost.
+        if !headings.isEmpty && !allowsRawHTML {
+            guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
+            defer { free(rendered) }
+            if let anchored = Self.addingIDs(of: headings, to: rendered) { return anchored }
+        }
+        anchorHeadings(headings, options: options, extensions: extensions)
         guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
         defer { free(rendered) }
         return String(cString: rendered)
     }
 
-    /// Gives every heading an `id` made from its text, as GitHub does (`## Closing date` is
-    /// `<h2 id="closing-date">`, a repeat `closing-date-1`), so a section can be linked to.
-    ///
-    /// cmark-gfm's HTML renderer writes no attributes on headings, so each heading is rendered alone
-    /// (with the same options, so raw HTML is still withheld unless allowed) and replaced by a custom
-    /// block holding that HTML with the `id` added.
-    private func anchorHeadings(in document: OpaquePointer, options: Int32, extensions: UnsafeMutablePointer<cmark_llist>?) {
-        var headings: [OpaquePointer] = []
-        Self.collectHeadings(under: document, into: &headings)
+    /// A heading of a document, with its level and the `id` it gets.
+    private struct Heading {
+        let node: OpaquePointer
+        let level: Int32
+        let slug: String
+    }
+
+    /// The document's headings in document order, each with GitHub's anchor for its text (`## Closing date`
+    /// is `closing-date`, a repeat `closing-date-1`).
+    private static func headings(in document: OpaquePointer) -> [Heading] {
+        var nodes: [OpaquePointer] = []
+        collectHeadings(under: document, into: &nodes)
         var used: [String: Int] = [:]
-        for heading in headings {
-            guard let rendered = cmark_render_html(heading, options, extensions) else { continue }
-            let html = String(cString: rendered)
-            free(rendered)
-            let level = cmark_node_get_heading_level(heading)
-            let opening = "<h\(level)>"
-            guard html.hasPrefix(opening), let block = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK) else { continue }
-            var slug = Self.slug(Self.plainText(of: heading))
+        return nodes.map { node in
+            var slug = Self.slug(Self.plainText(of: node))
             if slug.isEmpty { slug = "section" }
             if let count = used[slug] {
                 used[slug] = count + 1
@@ -67,11 +73,73 @@ public struct MarkdownRenderer: Sendable {
             } else {
                 used[slug] = 1
             }
-            let anchored = "<h\(level) id=\"\(slug)\">" + html.dropFirst(opening.count)
+            return Heading(node: node, level: cmark_node_get_heading_level(node), slug: slug)
+        }
+    }
+
+    /// `html` with `id="…"` added to its opening heading tags, one per heading of `headings` in order;
+    /// nil unless the tags and the headings match one to one, level for level.
+    private static func addingIDs(of headings: [Heading], to html: UnsafePointer<CChar>) -> String? {
+        let count = strlen(html)
+        let bytes = UnsafeRawPointer(html).assumingMemoryBound(to: UInt8.self)
+        // Where each `<hN` ends, the `id` goes.
+        var insertions: [Int] = []
+        insertions.reserveCapacity(headings.count)
+        var index = 0
+        while index + 3 < count, let found = memchr(bytes + index, Int32(UInt8(ascii: "<")), count - 3 - index) {
+            index = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - bytes
+            let level = bytes[index + 2]
+            if bytes[index + 1] == UInt8(ascii: "h"), bytes[index + 3] == UInt8(ascii: ">"),
+               level >= UInt8(ascii: "1"), level <= UInt8(ascii: "6")
+            {
+                let number = insertions.count
+                guard number < headings.count, Int32(level - UInt8(ascii: "0")) == headings[number].level else { return nil }
+                insertions.append(index + 3)
+                index += 4
+            } else {
+                index += 1
+            }
+        }
+        guard insertions.count == headings.count else { return nil }
+        let total = count + headings.reduce(0) { $0 + Self.idOpening.count + $1.slug.utf8.count + 1 }
+        return String(unsafeUninitializedCapacity: total) { buffer in
+            var written = 0, copied = 0
+            func append(_ source: UnsafeRawPointer, _ length: Int) {
+                (buffer.baseAddress! + written).initialize(from: source.assumingMemoryBound(to: UInt8.self), count: length)
+                written += length
+            }
+            for (heading, offset) in zip(headings, insertions) {
+                append(bytes + copied, offset - copied)
+                copied = offset
+                append(Self.idOpening, Self.idOpening.count)
+                var slug = heading.slug
+                slug.withUTF8 { append($0.baseAddress!, $0.count) }
+                append([UInt8(ascii: "\"")], 1)
+            }
+            append(bytes + copied, count - copied)
+            return written
+        }
+    }
+
+    private static let idOpening = Array(#" id=""#.utf8)
+
+    /// Gives every heading its `id` in the document itself, where raw HTML may hold heading tags of its own.
+    ///
+    /// cmark-gfm's HTML renderer writes no attributes on headings, so each heading is rendered alone
+    /// (with the same options, so raw HTML is still withheld unless allowed) and replaced by a custom
+    /// block holding that HTML with the `id` added.
+    private func anchorHeadings(_ headings: [Heading], options: Int32, extensions: UnsafeMutablePointer<cmark_llist>?) {
+        for heading in headings {
+            guard let rendered = cmark_render_html(heading.node, options, extensions) else { continue }
+            let html = String(cString: rendered)
+            free(rendered)
+            let opening = "<h\(heading.level)>"
+            guard html.hasPrefix(opening), let block = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK) else { continue }
+            let anchored = "<h\(heading.level) id=\"\(heading.slug)\">" + html.dropFirst(opening.count)
             cmark_node_set_on_enter(block, anchored)
             cmark_node_set_on_exit(block, "")
-            cmark_node_replace(heading, block)
-            cmark_node_free(heading)
+            cmark_node_replace(heading.node, block)
+            cmark_node_free(heading.node)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SiteRender
+import TestSupport
 import XCTest
 
 final class MarkdownRendererTests: XCTestCase {
@@ -48,6 +49,37 @@ final class MarkdownRendererTests: XCTestCase {
             </table>
 
             """)
+    }
+
+    /// Ids go into a page two ways: into the rendered HTML (no raw HTML allowed, so an `<hN>` there is
+    /// a heading's) and into the document before rendering (raw HTML allowed). Without raw HTML in the
+    /// Markdown both must give the same bytes, whatever the headings hold or where they are.
+    func testHeadingIDsAreTheSameWhetherAddedToTheHTMLOrToTheDocument() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SeededGenerator(seed: seed)
+        let texts = ["Notes", "Closing date", "`<h2>` tag", "a \\<h1\\> b", "[link](https://x.org/<h3> \"t <h4>\")",
+                     "*Ünïcode* 2024!", "~~old~~ new", "x_y_z", "", "   ", "Notes", "<https://example.org/h1>", "1 < 2 > 0"]
+        let blocks = ["para with `<h5>` code", "```\n<h2>not a heading</h2>\n```", "> quoted", "- item", "1. one",
+                      "| a | b |\n|---|---|\n| <h1> | ## x |", "---", "text <h6 and h1>"]
+        let renderer = MarkdownRenderer(), rawAllowed = MarkdownRenderer(allowsRawHTML: true)
+        for _ in 0..<300 {
+            var document = ""
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                let text = texts.randomElement(using: &random)!
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0: document += String(repeating: "#", count: Int.random(in: 1...6, using: &random)) + " \(text)\n\n"
+                case 1: document += "\(text.isEmpty ? "x" : text)\n" + (Bool.random(using: &random) ? "===" : "---") + "\n\n"
+                case 2: document += "> ## \(text)\n\n"
+                case 3: document += "- ### \(text)\n\n"
+                default: document += blocks.randomElement(using: &random)! + "\n\n"
+                }
+            }
+            // Text that cmark-gfm would pass through as raw HTML is kept out: with it the two differ by design.
+            let safe = renderer.html(document)
+            guard !safe.contains("raw HTML omitted") else { continue }
+            XCTAssertEqual(safe, rawAllowed.html(document), "seed \(seed), document:\n\(document)")
+            if safe != rawAllowed.html(document) { return }
+        }
     }
 
     func testGFMTablesStrikethroughTaskListsAndAutolinksRender() {
