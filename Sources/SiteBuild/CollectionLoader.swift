@@ -144,7 +144,13 @@ struct CollectionLoader {
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
         let small = plan.files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }
         let readAhead = ReadAhead(count: small.count) { [self] index in
-            prepare(small[index], previous: rebuilt ? nil : small[index].previous, collection: collection, schema: schema)
+            // Files not in the page cache (a first build after a reboot, or after other work filled the
+            // cache) are asked for a window ahead, so the disk reads them while earlier ones are parsed
+            // instead of one at a time: a sixth of a 100,000-file load's reads waited for the disk.
+            for ahead in (index == 0 ? 1 : Self.hintDistance)...Self.hintDistance where index + ahead < small.count {
+                announce(small[index + ahead])
+            }
+            return prepare(small[index], previous: rebuilt ? nil : small[index].previous, collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
         for file in plan.files {
@@ -224,6 +230,18 @@ struct CollectionLoader {
         fingerprint.hash = hash
         try store.recordSourceStatus(path, collection: collection, failure: nil, fingerprint: fingerprint)
         outcome.sourcesUnchanged += 1
+    }
+
+    /// How many files ahead of the one being read the kernel is asked to read.
+    static let hintDistance = 32
+
+    /// Asks the kernel to start reading the file into the page cache; nothing waits for it. A file that
+    /// cannot be opened is left to `readWhole`, which reports it.
+    private func announce(_ file: FilePlan) {
+        let descriptor = open(root.path + "/" + file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_WILLNEED))
+        close(descriptor)
     }
 
     /// The file's bytes, read with one `open` and `read` by path: building a URL and going through
