@@ -16,6 +16,18 @@ public struct MarkdownRenderer: Sendable {
 
     /// The HTML for `markdown`.
     public func html(_ markdown: String) -> String {
+        // Without raw HTML, an opening `<h1>`…`<h6>` in the HTML can only be a heading's (text, code and
+        // attributes are escaped), so the ids go into the rendered page: rendering each heading alone as
+        // well was a sixth of a Markdown body's cost.
+        if !allowsRawHTML, let html = render(markdown, idsInHTML: true) { return html }
+        return render(markdown, idsInHTML: false) ?? ""
+    }
+
+    /// The HTML for `markdown`, with the headings' ids put into the rendered HTML (`idsInHTML`) or into
+    /// the document before it is rendered; nil when the HTML's heading tags do not match the headings one
+    /// to one (then the ids must go into the document). Both ways give the same bytes when no raw HTML is
+    /// in the page, which a test checks.
+    func render(_ markdown: String, idsInHTML: Bool) -> String? {
         _ = Self.registerExtensions
         var options = CMARK_OPT_SMART | CMARK_OPT_GITHUB_PRE_LANG
         if allowsRawHTML { options |= CMARK_OPT_UNSAFE }
@@ -37,13 +49,10 @@ public struct MarkdownRenderer: Sendable {
         defer { cmark_node_free(document) }
         let extensions = cmark_parser_get_syntax_extensions(parser)
         let headings = Self.headings(in: document)
-        // Without raw HTML, an opening `<h1>`…`<h6>` in the HTML can only be a heading's (text, code and
-        // attributes are escaped), so the ids go into the rendered page, in document order: rendering each
-        // heading alone as well was a sixth of a Markdown body's cost.
-        if !headings.isEmpty && !allowsRawHTML {
+        if idsInHTML {
             guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
             defer { free(rendered) }
-            if let anchored = Self.addingIDs(of: headings, to: rendered) { return anchored }
+            return headings.isEmpty ? String(cString: rendered) : Self.addingIDs(of: headings, to: rendered)
         }
         anchorHeadings(headings, options: options, extensions: extensions)
         guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
