@@ -18,7 +18,6 @@ final class ReadAhead<Result>: @unchecked Sendable {
     private var takerWaits = false
     /// Whether the reader waits for room in its window.
     private var producerWaits = false
-    private var thread: Thread?
 
     /// Starts computing `work` for `0..<count`, at most `window` results ahead of the ones taken.
     init(count: Int, window: Int = 32, work: @escaping (Int) -> Result) {
@@ -26,13 +25,12 @@ final class ReadAhead<Result>: @unchecked Sendable {
         self.window = max(1, window)
         self.work = work
         guard count > 0 else { return }
+        // The thread holds `self` until it stops (all computed, or cancelled); holding the thread here too
+        // made a cycle that kept every read-ahead, and its thread object, for good.
         let thread = Thread { [self] in produce() }
         thread.stackSize = 1 << 22
-        self.thread = thread
         thread.start()
     }
-
-    deinit { cancel() }
 
     /// The next result, in order, waiting for it if need be; nil after the last.
     func next() -> Result? {

@@ -4,10 +4,10 @@ import Foundation
 import XCTest
 
 /// The two hand-offs between threads of a build: the read-ahead of source files (results in order, never
-/// more than its window ahead) and the render queue (every page written, with back-pressure on a small
-/// queue, and a worker's error reaching the caller without a hang). Both wake the other side only when it
-/// waits, so these run them with random delays on either side; a lost wake-up fails the test by its time
-/// limit instead of hanging the run.
+/// more than its window ahead, stopped by `cancel`) and the render queue (every page written, with
+/// back-pressure on a small queue, and a worker's error reaching the caller without a hang, the pages
+/// still queued dropped). Both wake the other side only when it waits, so these run them with random
+/// delays on either side; a lost wake-up fails the test by its time limit instead of hanging the run.
 final class HandOffTests: XCTestCase {
     private var output: URL!
 
@@ -51,16 +51,18 @@ final class HandOffTests: XCTestCase {
     }
 
     private static func readAheadCancelled() throws {
-        let computed = Counter()
-        let readAhead = ReadAhead(count: 10_000, window: 4) { index -> Int in
-            computed.add(1)
-            return index
+        weak var gone: ReadAhead<Int>?
+        do {
+            let readAhead = ReadAhead(count: 10_000, window: 4) { index -> Int in index }
+            gone = readAhead
+            XCTAssertEqual(readAhead.next(), 0)
+            XCTAssertEqual(readAhead.next(), 1)
+            readAhead.cancel()
         }
-        XCTAssertEqual(readAhead.next(), 0)
-        XCTAssertEqual(readAhead.next(), 1)
-        readAhead.cancel()
-        usleep(50_000)
-        XCTAssertLessThanOrEqual(computed.value, 2 + 4 + 1, "the reader went on after being cancelled")
+        // The reader's thread holds the read-ahead until it stops; a reader still waiting for room in its
+        // window (cancel ignored) would hold it for ever.
+        for _ in 0..<200 where gone != nil { usleep(10_000) }
+        XCTAssertNil(gone, "the reader went on after being cancelled")
     }
 
     func testRenderQueueWritesEveryPageThroughASmallQueue() throws {
@@ -88,12 +90,12 @@ final class HandOffTests: XCTestCase {
         }
     }
 
-    func testAWorkersErrorReachesTheCallerAndNoPageIsRenderedAfterIt() throws {
+    func testAWorkersErrorReachesTheCallerAndTheQueuedPagesAreDropped() throws {
         try finishes { [output] in try Self.errorReachesTheCaller(in: output!) }
     }
 
     private static func errorReachesTheCaller(in output: URL) throws {
-        for (workers, capacity) in [(1, 1), (2, 2), (2, 16)] {
+        for (workers, capacity) in [(1, 1), (1, 8), (2, 2), (2, 16)] {
             let queue = try makeQueue(folder: output.appendingPathComponent("e\(workers)-\(capacity)"), workers: workers, capacity: capacity)
             let renderedAfter = Counter()
             let failed = Counter()
@@ -114,8 +116,9 @@ final class HandOffTests: XCTestCase {
             }
             XCTAssertThrowsError(try queue.finish(), "\(workers) workers, capacity \(capacity)")
             XCTAssertTrue(thrownBySubmit, "\(workers) workers, capacity \(capacity): submit went on after the error")
-            // Pages already taken by other workers may finish; the rest of the queue is dropped.
-            XCTAssertLessThan(renderedAfter.value, workers, "\(workers) workers, capacity \(capacity)")
+            // A lone worker records its error before it takes another page, so the pages still queued
+            // are dropped, not rendered. (With more workers, others may take pages in between.)
+            if workers == 1 { XCTAssertEqual(renderedAfter.value, 0, "capacity \(capacity): queued pages were rendered after the error") }
         }
     }
 
