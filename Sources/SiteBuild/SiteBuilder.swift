@@ -118,15 +118,15 @@ public struct SiteBuilder {
         defer { cacheWriter?.finish() }
         renderer.cacheWriter = cacheWriter
         do {
-            let navigation = try renderer.navigation()
-            var site = Fingerprint()
-            site.combine(config.settingsFingerprint)
-            for item in navigation {
-                site.combine(item["title"] as? String ?? "")
-                site.combine(item["url"] as? String ?? "")
-            }
-            renderer.siteFingerprint = site.signed
             do {
+                let navigation = try renderer.navigation()
+                var site = Fingerprint()
+                site.combine(config.settingsFingerprint)
+                for item in navigation {
+                    site.combine(item["title"] as? String ?? "")
+                    site.combine(item["url"] as? String ?? "")
+                }
+                renderer.siteFingerprint = site.signed
                 for listing in config.listings { summary.deltas.append(try renderer.renderListing(listing, navigation: navigation)) }
                 for collection in config.collections where collection.detail != nil {
                     let (problems, delta) = try renderer.renderDetails(of: collection, navigation: navigation)
@@ -138,7 +138,8 @@ public struct SiteBuilder {
                 try renderer.renderSiteFiles(navigation: navigation)
                 try queue.finish()
             } catch {
-                // The workers stop before the error goes up; what they wrote stays, the manifest is not saved.
+                // The workers stop before the error goes up (`watch` and `serve` go on running, so threads
+                // left waiting would add up); what they wrote stays, the manifest is not saved.
                 try? queue.finish()
                 throw error
             }
