@@ -143,12 +143,13 @@ struct CollectionLoader {
         var changes = Changeset()
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
         let small = plan.files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }
+        let rootPath = root.path
         let readAhead = ReadAhead(count: small.count) { [self] index in
             // Files not in the page cache (a first build after a reboot, or after other work filled the
             // cache) are asked for a window ahead, so the disk reads them while earlier ones are parsed
             // instead of one at a time: a sixth of a 100,000-file load's reads waited for the disk.
             for ahead in (index == 0 ? 1 : Self.hintDistance)...Self.hintDistance where index + ahead < small.count {
-                announce(small[index + ahead])
+                Self.announce(rootPath + "/" + small[index + ahead].path)
             }
             return prepare(small[index], previous: rebuilt ? nil : small[index].previous, collection: collection, schema: schema)
         }
@@ -235,10 +236,11 @@ struct CollectionLoader {
     /// How many files ahead of the one being read the kernel is asked to read.
     static let hintDistance = 32
 
-    /// Asks the kernel to start reading the file into the page cache; nothing waits for it. A file that
-    /// cannot be opened is left to `readWhole`, which reports it.
-    private func announce(_ file: FilePlan) {
-        let descriptor = open(root.path + "/" + file.path, O_RDONLY | O_CLOEXEC)
+    /// Asks the kernel to start reading the file into the page cache. The data's reads are not waited
+    /// for (opening the file may still read its inode, which the file's own read would have to anyway). A
+    /// file that cannot be opened is left to `readWhole`, which reports it.
+    private static func announce(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_WILLNEED))
         close(descriptor)

@@ -93,7 +93,8 @@ final class RenderQueue: @unchecked Sendable {
             }
             let job = jobs.removeFirst()
             busy += 1
-            // Other workers may wait on the same condition: all are woken, once per half a queue.
+            // Other workers may wait on the same condition, so all are woken, from the take that leaves half
+            // the queue until the caller has the lock again (a handful of broadcasts per half a queue).
             if submitterWaits && jobs.count <= capacity / 2 { condition.broadcast() }
             condition.unlock()
             do {
