@@ -2,6 +2,11 @@
 // sitegen: a static site and report generator over SQLite and results controllers.
 import PackageDescription
 
+// Debian's libmimalloc-dev in place of glibc's malloc for the programs whose speed we measure: a build
+// allocates millions of small strings, rows and contexts across threads, and mimalloc does it in a tenth
+// fewer instructions (docs/decisions.md 18). Linked before libc, so the whole process uses it.
+let mimalloc: [LinkerSetting] = [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]
+
 let package = Package(
     name: "sitegen",
     platforms: [.macOS(.v13)],
@@ -44,7 +49,7 @@ let package = Package(
         .executableTarget(name: "sitegen", dependencies: [
             "SiteBuild", "SiteWatch", "SiteServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], linkerSettings: mimalloc),
 
         // Release benchmarks (`swift run -c release ControllerBenchmark`); never timed unit tests.
         .executableTarget(name: "ControllerBenchmark", dependencies: ["ResultsController", "SiteStore"],
@@ -55,7 +60,8 @@ let package = Package(
         .executableTarget(name: "TemplateBenchmark", dependencies: ["SiteRender", .product(name: "Mustache", package: "swift-mustache")],
                           path: "Benchmarks/TemplateBenchmark"),
         // The physical floors of a full build (writing, SQLite, cmark-gfm) with nothing of sitegen's: scripts/bench-vs-hugo.
-        .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM"], path: "Benchmarks/FloorBenchmark"),
+        .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM"], path: "Benchmarks/FloorBenchmark",
+                          linkerSettings: mimalloc),
 
         // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
         .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
