@@ -108,13 +108,14 @@ struct CollectionLoader {
         case unreadable(SourceError)
     }
 
-    /// Reads, hashes and parses one small file, off the caller's thread (nothing here touches the store).
-    private func prepare(_ file: FilePlan, previous: SiteStore.SourceFingerprint?, collection: CollectionConfig,
+    /// Reads (from `path`, the root's path joined with the file's, made once per collection), hashes and
+    /// parses one small file, off the caller's thread (nothing here touches the store).
+    private func prepare(_ file: FilePlan, at path: String, previous: SiteStore.SourceFingerprint?, collection: CollectionConfig,
                          schema: CollectionSchema) -> PreparedFile
     {
         let data: Data
         do {
-            data = try readWhole(file)
+            data = try readWhole(file, at: path)
         } catch {
             return .unreadable(error)
         }
@@ -151,7 +152,8 @@ struct CollectionLoader {
             for ahead in (index == 0 ? 1 : Self.hintDistance)...Self.hintDistance where index + ahead < small.count {
                 Self.announce(rootPath + "/" + small[index + ahead].path)
             }
-            return prepare(small[index], previous: rebuilt ? nil : small[index].previous, collection: collection, schema: schema)
+            return prepare(small[index], at: rootPath + "/" + small[index].path, previous: rebuilt ? nil : small[index].previous,
+                           collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
         for file in plan.files {
@@ -246,10 +248,9 @@ struct CollectionLoader {
         close(descriptor)
     }
 
-    /// The file's bytes, read with one `open` and `read` by path: building a URL and going through
+    /// The bytes of `file`, at `path`, read with one `open` and `read`: building a URL and going through
     /// `Data(contentsOf:)` cost more than parsing a small Markdown file.
-    private func readWhole(_ file: FilePlan) throws(SourceError) -> Data {
-        let path = root.path + "/" + file.path
+    private func readWhole(_ file: FilePlan, at path: String) throws(SourceError) -> Data {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw SourceError(file: file.path, reason: "cannot be read: \(String(cString: strerror(errno)))")

@@ -123,7 +123,8 @@ public struct MarkdownRenderer: Sendable {
                 append(Self.idOpening, Self.idOpening.count)
                 var slug = heading.slug
                 slug.withUTF8 { append($0.baseAddress!, $0.count) }
-                append([UInt8(ascii: "\"")], 1)
+                buffer[written] = UInt8(ascii: "\"")
+                written += 1
             }
             append(bytes + copied, count - copied)
             return written

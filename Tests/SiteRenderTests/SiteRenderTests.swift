@@ -77,10 +77,11 @@ final class MarkdownRendererTests: XCTestCase {
                 default: document += blocks.randomElement(using: &random)! + "\n\n"
                 }
             }
-            let inHTML = renderer.render(document, idsInHTML: true)
-            XCTAssertEqual(inHTML, renderer.render(document, idsInHTML: false), "seed \(seed), document:\n\(document)")
+            let inHTML = renderer.render(document, idsInHTML: true), inDocument = renderer.render(document, idsInHTML: false)
+            XCTAssertEqual(inHTML, inDocument, "seed \(seed), document:\n\(document)")
             XCTAssertEqual(inHTML, renderer.html(document))
-            if inHTML != renderer.render(document, idsInHTML: false) { return }
+            // One failing document is enough to read.
+            if inHTML != inDocument { return }
         }
         let tricky = "<h2>raw</h2>\n\n## Real\n\n| <h1> | b |\n|---|---|\n| c | d |\n\ntext <h6 and h1> `<h3>`\n"
         XCTAssertEqual(renderer.render(tricky, idsInHTML: true), """
