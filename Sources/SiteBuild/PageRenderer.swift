@@ -260,7 +260,7 @@ struct PageRenderer {
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
             let pageTitle = number == paginator.newestPage ? heading : "\(heading) — page \(number)"
             try write(listing.template, path: paginator.path(ofPage: number)) {
-                let items = pageRows.map { presenter.context($0, related: related[$0["_id"]?.int64Value ?? 0] ?? [:]) }
+                let items = presenter.contexts(pageRows) { related[$0["_id"]?.int64Value ?? 0] ?? [:] }
                 var pagination: [String: Any] = [
                     "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
                     "first": link(paginator.newestPage), "last": link(paginator.oldestPage),

@@ -20,12 +20,17 @@ struct PathPattern {
     /// The placeholder names, in order.
     var placeholders: [String] { parts.compactMap(\.name) }
 
-    /// The path with each placeholder replaced by the slug of `value(name)`.
-    func fill(_ value: (String) -> String?) -> String {
+    /// The path with each placeholder replaced by the slug of `value(n)`, for the n-th placeholder
+    /// (`placeholders[n]` names it).
+    func fill(_ value: (Int) -> String?) -> String {
         var path = ""
+        var placeholder = 0
         for part in parts {
             path += part.literal
-            if let name = part.name { path += slugify(value(name) ?? "") }
+            if part.name != nil {
+                path += slugify(value(placeholder) ?? "")
+                placeholder += 1
+            }
         }
         return path
     }
@@ -33,25 +38,69 @@ struct PathPattern {
 
 /// A URL path segment made from `text`: lower-case ASCII letters and digits joined by single hyphens.
 func slugify(_ text: String) -> String {
-    // ASCII text (nearly every key and field) a byte at a time; the rest through Unicode lower-casing,
-    // which can turn a non-ASCII letter into an ASCII one (K, the Kelvin sign, into k).
-    if text.utf8.allSatisfy({ $0 < 0x80 }) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
+    // Most keys are slugs already: one scan of the bytes says so, and the text is its own slug. Other
+    // ASCII text is made a byte at a time; the rest goes through Unicode lower-casing, which can turn a
+    // non-ASCII letter into an ASCII one (K, the Kelvin sign, into k).
+    var text = text
+    text.makeContiguousUTF8()
+    return text.utf8.withContiguousStorageIfAvailable { bytes in
+        switch SlugShape(of: bytes) {
+        case .slug: return text
+        case .ascii: return asciiSlug(bytes)
+        case .unicode: return unicodeSlug(text)
+        }
+    } ?? unicodeSlug(text)
+}
+
+/// What a text's bytes need to become a slug.
+private enum SlugShape {
+    /// Nothing: lower-case letters and digits, single hyphens between them.
+    case slug
+    /// ASCII, but not a slug as it stands.
+    case ascii
+    /// Some bytes are not ASCII.
+    case unicode
+
+    init(of bytes: UnsafeBufferPointer<UInt8>) {
+        var isSlug = !bytes.isEmpty
+        // A hyphen before the start makes a leading hyphen, like a doubled one, disqualify the text.
+        var previous = UInt8(ascii: "-")
+        for byte in bytes {
+            if byte >= 0x80 {
+                self = .unicode
+                return
+            }
+            let letterOrDigit = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            isSlug = isSlug && (letterOrDigit || (byte == UInt8(ascii: "-") && previous != UInt8(ascii: "-")))
+            previous = byte
+        }
+        self = isSlug && previous != UInt8(ascii: "-") ? .slug : .ascii
+    }
+}
+
+/// `slugify` for ASCII bytes.
+private func asciiSlug(_ text: UnsafeBufferPointer<UInt8>) -> String {
+    var length = 0
+    let slug = String(unsafeUninitializedCapacity: text.count) { slug in
         var pendingHyphen = false
-        for byte in text.utf8 {
+        for byte in text {
             let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
             if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(lower) {
-                if pendingHyphen, !bytes.isEmpty { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(lower)
+                // A hyphen stands for a run of other bytes between two kept ones, so the slug is never longer than the text.
+                if pendingHyphen, length > 0 {
+                    slug[length] = UInt8(ascii: "-")
+                    length += 1
+                }
+                slug[length] = lower
+                length += 1
                 pendingHyphen = false
             } else {
                 pendingHyphen = true
             }
         }
-        return bytes.isEmpty ? "untitled" : String(decoding: bytes, as: UTF8.self)
+        return length
     }
-    return unicodeSlug(text)
+    return length == 0 ? "untitled" : slug
 }
 
 /// `slugify` for any text: lower-cased as Unicode, then the ASCII letters and digits kept.

@@ -34,11 +34,39 @@ struct RecordPresenter {
         }
     }
 
+    /// Where a row's fields are, worked out once for rows with the same columns: a page's rows come
+    /// from one query, and looking each column's role up by name for every row cost more than the rest
+    /// of presenting it.
+    struct Layout {
+        /// The columns this layout is for.
+        let columns: [String]
+        /// The fields templates see: each column not starting with `_` nor naming a related record's
+        /// field (`field.column`), and whether it holds a stored list.
+        fileprivate let fields: [(index: Int, name: String, isList: Bool)]
+        fileprivate let key: Int?
+        fileprivate let title: Int?
+        /// The column filling each of the detail path's placeholders, in order.
+        fileprivate let placeholders: [Int?]
+    }
+
+    /// The layout of rows with `columns`.
+    func layout(of columns: [String]) -> Layout {
+        var fields: [(index: Int, name: String, isList: Bool)] = []
+        // `utf8.contains`, not `contains(".")`: the latter is Foundation's substring search.
+        for (index, column) in columns.enumerated() where !column.hasPrefix("_") && !column.utf8.contains(UInt8(ascii: ".")) {
+            fields.append((index, column, listFields.contains(column)))
+        }
+        return Layout(columns: columns, fields: fields, key: columns.firstIndex(of: "_key"), title: columns.firstIndex(of: titleField),
+                      placeholders: detailPattern?.placeholders.map { columns.firstIndex(of: $0 == "key" ? "_key" : $0) } ?? [])
+    }
+
     /// The site path of the row's detail page (`/banks/10538/`), `nil` when the collection has none.
     func detailPath(_ row: Row) -> String? {
-        detailPattern?.fill { name in
-            (name == "key" ? row["_key"] : row[name])?.stringValue
-        }
+        detailPath(row, layout: layout(of: row.columns))
+    }
+
+    private func detailPath(_ row: Row, layout: Layout) -> String? {
+        detailPattern?.fill { placeholder in layout.placeholders[placeholder].flatMap { row.values[$0].stringValue } }
     }
 
     /// The title shown for the row: the detail's title field, else `title`, else the key.
@@ -46,26 +74,43 @@ struct RecordPresenter {
         row[titleField]?.stringValue ?? row["_key"]?.stringValue ?? ""
     }
 
+    private func title(_ row: Row, layout: Layout) -> String {
+        layout.title.flatMap { row.values[$0].stringValue } ?? layout.key.flatMap { row.values[$0].stringValue } ?? ""
+    }
+
+    /// The rows as template contexts (`context(_:related:)`), with `related(row)` for each row's related records.
+    func contexts(_ rows: [Row], related: (Row) -> [String: [Row]]) -> [[String: Any]] {
+        var layout: Layout?
+        return rows.map { row in
+            // Comparing the arrays compares their storage first: rows from one query share it.
+            if layout?.columns != row.columns { layout = self.layout(of: row.columns) }
+            return context(row, related: related(row), layout: layout!)
+        }
+    }
+
     /// The row as a template context: every non-null field by name, plus `key`, `title` and `url`; a
     /// to-many relationship's field holds its related records (`related`, by field), in the list's order.
     /// Texts come as `TemplateText`, so templates can apply sitegen's helpers (`{{date(closing_date)}}`).
     func context(_ row: Row, related: [String: [Row]] = [:]) -> [String: Any] {
+        context(row, related: related, layout: layout(of: row.columns))
+    }
+
+    private func context(_ row: Row, related: [String: [Row]], layout: Layout) -> [String: Any] {
         var context: [String: Any] = [:]
-        context.reserveCapacity(row.columns.count + 3)
-        // `utf8.contains`, not `contains(".")`: the latter is Foundation's substring search, per column per row.
-        for (column, value) in zip(row.columns, row.values) where !column.hasPrefix("_") && !column.utf8.contains(UInt8(ascii: ".")) {
-            guard let text = value.stringValue else { continue }
-            if listFields.contains(column) {
+        context.reserveCapacity(layout.fields.count + 3)
+        for field in layout.fields {
+            guard let text = row.values[field.index].stringValue else { continue }
+            if field.isList {
                 // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).
                 let items = StoredList.decode(text).map { TemplateText($0, site: site) }
-                if !items.isEmpty { context[column] = items }
+                if !items.isEmpty { context[field.name] = items }
             } else {
-                context[column] = TemplateText(text, site: site)
+                context[field.name] = TemplateText(text, site: site)
             }
         }
-        context["key"] = TemplateText(row["_key"]?.stringValue ?? "", site: site)
-        context["title"] = TemplateText(title(row), site: site)
-        if let path = detailPath(row) { context["url"] = TemplateText(url(path), site: site) }
+        context["key"] = TemplateText(layout.key.flatMap { row.values[$0].stringValue } ?? "", site: site)
+        context["title"] = TemplateText(title(row, layout: layout), site: site)
+        if let path = detailPath(row, layout: layout) { context["url"] = TemplateText(url(path), site: site) }
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
         for (field, target) in toMany {
             let presenter = RecordPresenter(collection: target, config: config, basePath: basePath)
@@ -85,7 +130,13 @@ struct RecordPresenter {
 
     /// A site path as a link: the base path joined with it.
     func url(_ path: String) -> String {
-        basePath + path.drop { $0 == "/" }
+        let utf8 = path.utf8
+        let start = utf8.firstIndex { $0 != UInt8(ascii: "/") } ?? utf8.endIndex
+        var url = ""
+        url.reserveCapacity(basePath.utf8.count + utf8.distance(from: start, to: utf8.endIndex))
+        url += basePath
+        url += path[start...]
+        return url
     }
 }
 

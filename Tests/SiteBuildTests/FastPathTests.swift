@@ -1,4 +1,6 @@
 import Foundation
+import SiteRender
+import SiteStore
 @testable import SiteBuild
 import TestSupport
 import XCTest
@@ -13,8 +15,59 @@ final class FastPathTests: XCTestCase {
             let text = String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
             XCTAssertEqual(slugify(text), unicodeSlug(text), "seed \(seed): \(text.debugDescription)")
         }
+        // Texts that are slugs, or nearly (a hyphen leading, trailing or doubled, a capital): the text is its own slug only when it is one.
+        let slugAlphabet = Array("az09-A")
+        var slugs = 0
+        for _ in 0..<5000 {
+            let text = String((0..<Int.random(in: 0...8, using: &random)).map { _ in slugAlphabet.randomElement(using: &random)! })
+            let slug = slugify(text)
+            XCTAssertEqual(slug, unicodeSlug(text), "seed \(seed): \(text.debugDescription)")
+            if slug == text { slugs += 1 }
+        }
+        XCTAssertGreaterThan(slugs, 500, "seed \(seed): the texts drawn should include many slugs")
+        XCTAssertEqual(slugify("ashburg-community-bank-closes-16376"), "ashburg-community-bank-closes-16376")
+        XCTAssertEqual(slugify("-a--b-"), "a-b")
+        XCTAssertEqual(slugify(""), "untitled")
+        XCTAssertEqual(slugify("--"), "untitled")
         XCTAssertEqual(slugify("Ashburg Community Bank — closes"), "ashburg-community-bank-closes")
         XCTAssertEqual(slugify("\u{212A}elvin"), "kelvin", "the Kelvin sign lower-cases to an ASCII k")
+    }
+
+    func testRowsOfTwoLayoutsArePresentedEachByItsOwnColumns() throws {
+        let config = try SiteConfig(yaml: """
+            title: T
+            baseURL: https://example.org/sub/
+            collections:
+              banks:
+                kind: csv
+                sources: banks.csv
+                key: cert
+                fields: {cert: text, name: text, state: text, tags: list}
+                detail: {path: '/banks/{state}/{key}/', title: name}
+            """, file: "sitegen.yml")
+        let presenter = RecordPresenter(collection: config.collection(named: "banks")!, config: config)
+        // Two queries' column orders, interleaved: a layout worked out for one must not be used for the other.
+        let first = ["_id", "_key", "name", "state", "tags", "acquirer.name"]
+        let second = ["state", "name", "_key", "_id"]
+        let rows = [
+            Row(columns: first, values: [1, "10538", "First Bank", "CA", #"["a","b"]"#, "Other"]),
+            Row(columns: second, values: ["New York", .null, "K 2", 2]),
+            Row(columns: first, values: [3, "77", "Third", "TX", "[]", .null]),
+        ]
+        let contexts = presenter.contexts(rows) { _ in [:] }
+        func text(_ context: [String: Any], _ name: String) -> String? { (context[name] as? TemplateText)?.text }
+        XCTAssertEqual(contexts.map { text($0, "url") }, ["/sub/banks/ca/10538/", "/sub/banks/new-york/k-2/", "/sub/banks/tx/77/"])
+        XCTAssertEqual(contexts.map { text($0, "title") }, ["First Bank", "K 2", "Third"], "the name, else the key")
+        XCTAssertEqual(contexts.map { text($0, "key") }, ["10538", "K 2", "77"])
+        XCTAssertEqual(contexts.map { text($0, "state") }, ["CA", "New York", "TX"])
+        XCTAssertEqual((contexts[0]["tags"] as? [TemplateText])?.map(\.text), ["a", "b"])
+        XCTAssertNil(contexts[2]["tags"], "an empty list is no value")
+        XCTAssertEqual(contexts.map { Set($0.keys) }, [["name", "state", "tags", "key", "title", "url"], ["state", "key", "title", "url"],
+                                                       ["name", "state", "key", "title", "url"]])
+        for (row, context) in zip(rows, contexts) {
+            XCTAssertEqual(presenter.detailPath(row).map(presenter.url), text(context, "url"))
+            XCTAssertEqual(presenter.title(row), text(context, "title"))
+        }
     }
 
     func testTheBasePathMatchesTheURLParser() throws {
