@@ -36,13 +36,18 @@ struct RecordPresenter {
 
     /// Where a row's fields are, worked out once for rows with the same columns: a page's rows come
     /// from one query, and looking each column's role up by name for every row cost more than the rest
-    /// of presenting it.
+    /// of presenting it. It also names the slots of the rows' `TemplateRecord`s, shared by them all.
     struct Layout {
         /// The columns this layout is for.
         let columns: [String]
-        /// The fields templates see: each column not starting with `_` nor naming a related record's
-        /// field (`field.column`), and whether it holds a stored list.
-        fileprivate let fields: [(index: Int, name: String, isList: Bool)]
+        /// The names templates see, each once: the fields, then `key`, `title` and `url`, then the
+        /// relationships (a name given twice is one slot, which the later value takes, as a dictionary's key would).
+        fileprivate let names: [String]
+        /// The fields templates see, by column and slot: each column not starting with `_` nor naming a
+        /// related record's field (`field.column`), and whether it holds a stored list.
+        fileprivate let fields: [(index: Int, slot: Int, isList: Bool)]
+        fileprivate let keySlot: Int, titleSlot: Int, urlSlot: Int
+        fileprivate let toManySlots: [Int], toOneSlots: [Int]
         fileprivate let key: Int?
         fileprivate let title: Int?
         /// The column filling each of the detail path's placeholders, in order.
@@ -51,12 +56,22 @@ struct RecordPresenter {
 
     /// The layout of rows with `columns`.
     func layout(of columns: [String]) -> Layout {
-        var fields: [(index: Int, name: String, isList: Bool)] = []
+        var names: [String] = []
+        func slot(_ name: String) -> Int {
+            if let known = names.firstIndex(of: name) { return known }
+            names.append(name)
+            return names.count - 1
+        }
+        var fields: [(index: Int, slot: Int, isList: Bool)] = []
         // `utf8.contains`, not `contains(".")`: the latter is Foundation's substring search.
         for (index, column) in columns.enumerated() where !column.hasPrefix("_") && !column.utf8.contains(UInt8(ascii: ".")) {
-            fields.append((index, column, listFields.contains(column)))
+            fields.append((index, slot(column), listFields.contains(column)))
         }
-        return Layout(columns: columns, fields: fields, key: columns.firstIndex(of: "_key"), title: columns.firstIndex(of: titleField),
+        let (keySlot, titleSlot, urlSlot) = (slot("key"), slot("title"), slot("url"))
+        let toManySlots = toMany.map { slot($0.field) }, toOneSlots = toOne.map { slot($0.field) }
+        return Layout(columns: columns, names: names, fields: fields, keySlot: keySlot, titleSlot: titleSlot, urlSlot: urlSlot,
+                      toManySlots: toManySlots, toOneSlots: toOneSlots,
+                      key: columns.firstIndex(of: "_key"), title: columns.firstIndex(of: titleField),
                       placeholders: detailPattern?.placeholders.map { columns.firstIndex(of: $0 == "key" ? "_key" : $0) } ?? [])
     }
 
@@ -79,7 +94,7 @@ struct RecordPresenter {
     }
 
     /// The rows as template contexts (`context(_:related:)`), with `related(row)` for each row's related records.
-    func contexts(_ rows: [Row], related: (Row) -> [String: [Row]]) -> [[String: Any]] {
+    func contexts(_ rows: [Row], related: (Row) -> [String: [Row]]) -> [TemplateRecord] {
         var layout: Layout?
         return rows.map { row in
             // Comparing the arrays compares their storage first: rows from one query share it.
@@ -91,41 +106,44 @@ struct RecordPresenter {
     /// The row as a template context: every non-null field by name, plus `key`, `title` and `url`; a
     /// to-many relationship's field holds its related records (`related`, by field), in the list's order.
     /// Texts come as `TemplateText`, so templates can apply sitegen's helpers (`{{date(closing_date)}}`).
-    func context(_ row: Row, related: [String: [Row]] = [:]) -> [String: Any] {
+    func context(_ row: Row, related: [String: [Row]] = [:]) -> TemplateRecord {
         context(row, related: related, layout: layout(of: row.columns))
     }
 
-    private func context(_ row: Row, related: [String: [Row]], layout: Layout) -> [String: Any] {
-        var context: [String: Any] = [:]
-        context.reserveCapacity(layout.fields.count + 3)
+    private func context(_ row: Row, related: [String: [Row]], layout: Layout) -> TemplateRecord {
+        // `Array(repeating:count:)` copies its element through the value witness, slot by slot.
+        var values = [Any?](unsafeUninitializedCapacity: layout.names.count) { slots, count in
+            for slot in slots.indices { (slots.baseAddress! + slot).initialize(to: nil) }
+            count = slots.count
+        }
         for field in layout.fields {
             guard let text = row.values[field.index].stringValue else { continue }
             if field.isList {
                 // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).
                 let items = StoredList.decode(text).map { TemplateText($0, site: site) }
-                if !items.isEmpty { context[field.name] = items }
+                if !items.isEmpty { values[field.slot] = items }
             } else {
-                context[field.name] = TemplateText(text, site: site)
+                values[field.slot] = TemplateText(text, site: site)
             }
         }
-        context["key"] = TemplateText(layout.key.flatMap { row.values[$0].stringValue } ?? "", site: site)
-        context["title"] = TemplateText(title(row, layout: layout), site: site)
-        if let path = detailPath(row, layout: layout) { context["url"] = TemplateText(url(path), site: site) }
+        values[layout.keySlot] = TemplateText(layout.key.flatMap { row.values[$0].stringValue } ?? "", site: site)
+        values[layout.titleSlot] = TemplateText(title(row, layout: layout), site: site)
+        if let path = detailPath(row, layout: layout) { values[layout.urlSlot] = TemplateText(url(path), site: site) }
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
-        for (field, target) in toMany {
+        for ((field, target), slot) in zip(toMany, layout.toManySlots) {
             let presenter = RecordPresenter(collection: target, config: config, basePath: basePath)
-            let records = (related[field] ?? []).map { presenter.context($0) }
-            context[field] = records.isEmpty ? nil : records
+            let records = presenter.contexts(related[field] ?? []) { _ in [:] }
+            values[slot] = records.isEmpty ? nil : records
         }
-        for (field, target) in toOne {
+        for ((field, target), slot) in zip(toOne, layout.toOneSlots) {
             let prefix = field + "."
             let columns = row.columns.indices.filter { row.columns[$0].hasPrefix(prefix) }
             guard !columns.isEmpty, let index = row.columns.firstIndex(of: prefix + "_key"), !row.values[index].isNull
             else { continue }
             let related = Row(columns: columns.map { String(row.columns[$0].dropFirst(prefix.count)) }, values: columns.map { row.values[$0] })
-            context[field] = RecordPresenter(collection: target, config: config, basePath: basePath).context(related)
+            values[slot] = RecordPresenter(collection: target, config: config, basePath: basePath).context(related)
         }
-        return context
+        return TemplateRecord(names: layout.names, values: values)
     }
 
     /// A site path as a link: the base path joined with it.

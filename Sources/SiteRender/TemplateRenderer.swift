@@ -214,6 +214,8 @@ struct TemplateRenderer {
         switch stack[scope] {
         case .dictionary(let values):
             return values[name].map(TemplateValue.init)
+        case .record(let record):
+            return record[name].map(TemplateValue.init)
         case .root(let values):
             if let found = values[name] { return TemplateValue(found) }
             if let knownNames, !knownNames.contains(name) { recordUnknown(name, at: tag.location) }

@@ -9,6 +9,8 @@ enum TemplateValue {
     case integer(Int)
     case boolean(Bool)
     case dictionary([String: Any])
+    /// A record's fields: looked up by name, a dictionary for everything else (`TemplateRecord`).
+    case record(TemplateRecord)
     /// A dictionary of texts (`["name": …, "title": …]` literals are inferred as such).
     case textDictionary([String: String])
     /// The page's own context in a strict render: a name it lacks is recorded (`TemplateRenderer`).
@@ -49,6 +51,8 @@ enum TemplateValue {
         if T.self == TemplateText.self { return .text(unsafeBitCast(value, to: TemplateText.self)) }
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if T.self == [String: Any].self { return .dictionary(unsafeBitCast(value, to: [String: Any].self)) }
+        if T.self == TemplateRecord.self { return .record(unsafeBitCast(value, to: TemplateRecord.self)) }
+        if T.self == [TemplateRecord].self { return .list(TemplateList(.records(unsafeBitCast(value, to: [TemplateRecord].self)))) }
         if T.self == [[String: Any]].self { return .list(TemplateList(.dictionaries(unsafeBitCast(value, to: [[String: Any]].self)))) }
         if T.self == [String: String].self { return .textDictionary(unsafeBitCast(value, to: [String: String].self)) }
         if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
@@ -77,6 +81,8 @@ enum TemplateValue {
         switch self {
         case .dictionary(let values), .root(let values):
             return values[name].map(TemplateValue.init)
+        case .record(let record):
+            return record[name].map(TemplateValue.init)
         case .textDictionary(let values):
             return values[name].map(TemplateValue.string)
         case .pair(let pair):
@@ -101,6 +107,8 @@ enum TemplateValue {
         case .list(let list): return list.transformed(name)
         case .dictionary(let values):
             return Self.transformed(values, name)
+        case .record(let record):
+            return Self.transformed(record.dictionary, name)
         case .textDictionary(let values):
             switch name {
             case "count": return .integer(values.count)
@@ -158,6 +166,7 @@ enum TemplateValue {
         case .integer(let number): return String(number)
         case .boolean(let flag): return flag ? "true" : "false"
         case .dictionary(let values), .root(let values): return String(describing: values)
+        case .record(let record): return String(describing: record.dictionary)
         case .textDictionary(let values): return String(describing: values)
         case .list(let list): return list.description
         case .pair(let pair): return String(describing: (key: pair.key, value: pair.value))
@@ -183,6 +192,7 @@ struct TemplateList {
     enum Elements {
         case values([Any])
         case dictionaries([[String: Any]])
+        case records([TemplateRecord])
         case texts([TemplateText])
         case strings([String])
         case integers([Int])
@@ -201,6 +211,7 @@ struct TemplateList {
         switch elements {
         case .values(let array): count = array.count
         case .dictionaries(let array): count = array.count
+        case .records(let array): count = array.count
         case .texts(let array): count = array.count
         case .strings(let array): count = array.count
         case .integers(let array): count = array.count
@@ -215,6 +226,7 @@ struct TemplateList {
         switch elements {
         case .values(let array): return TemplateValue(array[index])
         case .dictionaries(let array): return .dictionary(array[index])
+        case .records(let array): return .record(array[index])
         case .texts(let array): return .text(array[index])
         case .strings(let array): return .string(array[index])
         case .integers(let array): return .integer(array[index])
@@ -246,6 +258,9 @@ struct TemplateList {
         switch elements {
         case .values(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
         case .dictionaries(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .records(let array):
+            let dictionaries = array.map(\.dictionary)
+            return isReversed ? String(describing: dictionaries.reversed()) : String(describing: dictionaries)
         case .texts(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
         case .strings(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
         case .integers(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)

@@ -55,15 +55,15 @@ final class FastPathTests: XCTestCase {
             Row(columns: first, values: [3, "77", "Third", "TX", "[]", .null]),
         ]
         let contexts = presenter.contexts(rows) { _ in [:] }
-        func text(_ context: [String: Any], _ name: String) -> String? { (context[name] as? TemplateText)?.text }
+        func text(_ context: TemplateRecord, _ name: String) -> String? { (context[name] as? TemplateText)?.text }
         XCTAssertEqual(contexts.map { text($0, "url") }, ["/sub/banks/ca/10538/", "/sub/banks/new-york/k-2/", "/sub/banks/tx/77/"])
         XCTAssertEqual(contexts.map { text($0, "title") }, ["First Bank", "K 2", "Third"], "the name, else the key")
         XCTAssertEqual(contexts.map { text($0, "key") }, ["10538", "K 2", "77"])
         XCTAssertEqual(contexts.map { text($0, "state") }, ["CA", "New York", "TX"])
         XCTAssertEqual((contexts[0]["tags"] as? [TemplateText])?.map(\.text), ["a", "b"])
         XCTAssertNil(contexts[2]["tags"], "an empty list is no value")
-        XCTAssertEqual(contexts.map { Set($0.keys) }, [["name", "state", "tags", "key", "title", "url"], ["state", "key", "title", "url"],
-                                                       ["name", "state", "key", "title", "url"]])
+        XCTAssertEqual(contexts.map { Set($0.dictionary.keys) }, [["name", "state", "tags", "key", "title", "url"], ["state", "key", "title", "url"],
+                                                                  ["name", "state", "key", "title", "url"]])
         for (row, context) in zip(rows, contexts) {
             XCTAssertEqual(presenter.detailPath(row).map(presenter.url), text(context, "url"))
             XCTAssertEqual(presenter.title(row), text(context, "title"))

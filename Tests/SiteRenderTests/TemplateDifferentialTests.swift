@@ -1,5 +1,6 @@
 import Foundation
 @testable import SiteRender
+import TestSupport
 import XCTest
 
 /// sitegen's Mustache engine against swift-mustache 2.1.1, which it replaced: random templates and
@@ -65,5 +66,64 @@ final class TemplateDifferentialTests: XCTestCase {
         XCTAssertGreaterThan(rejected, cases / 100, "syntax errors must be exercised too")
         XCTAssertGreaterThan(strictFailures, cases / 10, "strict renders must meet unknown names")
         XCTAssertGreaterThan(parsed - strictFailures, cases / 10, "strict renders must also succeed")
+    }
+
+    /// A record (`TemplateRecord`) renders as the dictionary it stands for: random templates over random
+    /// contexts whose dictionaries are records, with their names in another order and absent names among
+    /// them, against the same contexts as dictionaries.
+    ///
+    /// Where a template prints a dictionary (`{{d}}`) or enumerates it (`{{#enumerated(d)}}`), the order
+    /// is that of the dictionary's hash table, which Swift seeds per instance: two equal dictionaries
+    /// print their pairs in different orders. There the two outputs must hold the same characters.
+    func testRecordsRenderAsTheDictionariesTheyStandFor() throws {
+        let baseSeed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)
+        var random = SeededGenerator(seed: baseSeed)
+        var records = 0, compared = 0, unordered = 0
+        func check(_ output: String, _ expected: String, _ message: @autoclosure () -> String) {
+            guard output != expected else { return }
+            unordered += 1
+            if output.sorted() != expected.sorted() { XCTFail("\(output.debugDescription)\nagainst dictionaries:\n\(expected.debugDescription)\n\(message())") }
+        }
+        func recorded(_ value: Any) -> Any {
+            if let dictionary = value as? [String: Any] {
+                records += 1
+                var names = dictionary.keys.shuffled(using: &random)
+                var values: [Any?] = names.map { dictionary[$0].map(recorded) }
+                // A name the record has no value for is no value, as an absent key is.
+                for absent in ["missing", "x", "a", "items"] where dictionary[absent] == nil && Bool.random(using: &random) {
+                    let at = Int.random(in: 0...names.count, using: &random)
+                    names.insert(absent, at: at)
+                    values.insert(nil, at: at)
+                }
+                return TemplateRecord(names: names, values: values)
+            }
+            if let dictionaries = value as? [[String: Any]] { return dictionaries.map { recorded($0) as! TemplateRecord } }
+            return value
+        }
+        for index in 0..<1_000 {
+            let seed = baseSeed &+ UInt64(index)
+            var generator = RandomTemplates(seed: seed)
+            let texts = generator.templates()
+            let context = generator.context()
+            let knownNames = generator.knownNames()
+            guard let templates = try? TemplateSet(texts: texts.map { ($0.name, $0.name + ".mustache", $0.text) }) else { continue }
+            let withRecords = context.mapValues(recorded)
+            let asDictionaries = withRecords.mapValues(TemplateRecord.plain)
+            let listing = texts.map { "--- \($0.name)\n\($0.text.debugDescription)" }.joined(separator: "\n")
+            let expected = try templates.render("main", context: asDictionaries)
+            check(try templates.render("main", context: withRecords), expected, "seed \(baseSeed), case \(index)\n\(listing)")
+            let strictExpected = Result { try templates.render("main", context: asDictionaries, knownNames: knownNames) }
+            let strict = Result { try templates.render("main", context: withRecords, knownNames: knownNames) }
+            switch (strict, strictExpected) {
+            case (.success(let output), .success(let expected)): check(output, expected, "seed \(baseSeed), case \(index)\n\(listing)")
+            case (.failure(let error), .failure(let expected)): XCTAssertEqual("\(error)", "\(expected)", "seed \(baseSeed), case \(index)")
+            default: XCTFail("seed \(baseSeed), case \(index): strict renders disagree: \(strict) against \(strictExpected)\n\(listing)")
+            }
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 500, "seed \(baseSeed)")
+        // Two outputs a case, lenient and strict: most must be equal byte for byte.
+        XCTAssertLessThan(unordered, compared / 2, "seed \(baseSeed): most outputs must not depend on a dictionary's order")
+        XCTAssertGreaterThan(records, 2_000, "seed \(baseSeed): the contexts must hold records")
     }
 }
