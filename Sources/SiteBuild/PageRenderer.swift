@@ -26,6 +26,8 @@ struct PageRenderer {
     let templateFingerprints: [String: Int64]
     /// Saves the controllers' cached results on a thread of its own; without one, they are saved here.
     var cacheWriter: CacheWriter?
+    /// The most pages a sitemap file lists (`SiteBuilder.Options.pagesPerSitemap`).
+    var pagesPerSitemap = 50_000
 
     private var site: [String: Any] { ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath] }
     private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
@@ -503,39 +505,68 @@ struct PageRenderer {
         var robots = "User-agent: *\nAllow: /\n"
         if absolute {
             robots += "\nSitemap: \(config.baseURL)sitemap.xml\n"
-            // The sitemap changes only when pages come or go: listing them all is not redone for edits.
-            // Listed and sorted once: the fingerprint and the sitemap both need them.
-            var listed: [String]?
-            func pages() -> [String] {
-                if let listed { return listed }
-                let found = plan.currentPaths().filter { $0.hasSuffix("index.html") }.sorted()
-                listed = found
-                return found
-            }
-            var data: Int64
-            if !plan.pageSetChanged(), let last = plan.previous("sitemap.xml")?.inputs {
-                data = last.data
-            } else {
-                data = Fingerprint.of(pages())
-            }
-            let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: data)
-            if plan.needsRender(["sitemap.xml"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "pages added or removed" }) {
-                var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
-                let base = escapeXML(config.baseURL)
-                for page in pages() {
-                    let path = page.dropLast("index.html".count)
-                    // Page paths are nearly always slugs with nothing to escape; escaping each cost a tenth of the main thread.
-                    let plain = path.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "<")
-                        && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "\"") }
-                    sitemap += "<url><loc>" + base + (plain ? String(path) : escapeXML(String(path))) + "</loc></url>\n"
-                }
-                sitemap += "</urlset>\n"
-                try writer.write(sitemap, to: "sitemap.xml")
-            }
+            try renderSitemaps()
         }
         let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: 0)
         if plan.needsRender(["robots.txt"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
             try writer.write(robots, to: "robots.txt")
+        }
+    }
+
+    /// Writes the sitemap: `sitemap.xml` lists every page, or, past `pagesPerSitemap` pages (the sitemaps
+    /// protocol allows 50,000 a file), is an index of `sitemap-1.xml`, `sitemap-2.xml`…, which list the
+    /// pages that many at a time in path order. They change only when pages come or go: listing them all
+    /// is not redone for edits.
+    private func renderSitemaps() throws {
+        // Listed and sorted once: the fingerprints and the files all need them.
+        var listed: [String]?
+        func pages() -> [String] {
+            if let listed { return listed }
+            let found = plan.currentPaths().filter { $0.hasSuffix("index.html") }.sorted()
+            listed = found
+            return found
+        }
+        let pageCount = plan.currentPageCount()
+        let partCount = pageCount > pagesPerSitemap ? (pageCount + pagesPerSitemap - 1) / pagesPerSitemap : 0
+        let parts = partCount == 0 ? [] : (1...partCount).map { "sitemap-\($0).xml" }
+        // The same pages as the last build, in files of the same form: what was written then stands.
+        let unchanged = !plan.pageSetChanged() && plan.previous("sitemap.xml")?.inputs != nil
+            && parts.allSatisfy { plan.previous($0)?.inputs != nil } && plan.previous("sitemap-\(partCount + 1).xml") == nil
+        func data(of path: String, _ fingerprint: () -> Int64) -> Int64 {
+            if unchanged, let last = plan.previous(path)?.inputs { return last.data }
+            return fingerprint()
+        }
+        func write(_ path: String, data: Int64, _ text: () -> String) throws {
+            let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: data)
+            if plan.needsRender([path], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "pages added or removed" }) {
+                try writer.write(text(), to: path)
+            }
+        }
+        let base = escapeXML(config.baseURL)
+        func urlset(_ pages: ArraySlice<String>) -> String {
+            var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+            for page in pages {
+                let path = page.dropLast("index.html".count)
+                // Page paths are nearly always slugs with nothing to escape; escaping each cost a tenth of the main thread.
+                let plain = path.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "<")
+                    && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "\"") }
+                sitemap += "<url><loc>" + base + (plain ? String(path) : escapeXML(String(path))) + "</loc></url>\n"
+            }
+            return sitemap + "</urlset>\n"
+        }
+
+        guard partCount > 0 else {
+            try write("sitemap.xml", data: data(of: "sitemap.xml") { Fingerprint.of(pages()) }) { urlset(pages()[...]) }
+            return
+        }
+        for (number, part) in parts.enumerated() {
+            let slice = { pages()[(number * pagesPerSitemap)..<min((number + 1) * pagesPerSitemap, pages().count)] }
+            try write(part, data: data(of: part) { Fingerprint.of(Array(slice())) }) { urlset(slice()) }
+        }
+        try write("sitemap.xml", data: data(of: "sitemap.xml") { Fingerprint.of(["sitemapindex"] + parts) }) {
+            var index = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+            for part in parts { index += "<sitemap><loc>" + base + part + "</loc></sitemap>\n" }
+            return index + "</sitemapindex>\n"
         }
     }
 

@@ -31,6 +31,12 @@ final class RenderPlan: @unchecked Sendable {
     private var addedFiles = 0
     private static let siteFiles: Set<String> = ["sitemap.xml", "robots.txt", "404.html"]
 
+    /// Whether `path` is one of the files about the whole site (the sitemap and its parts, robots.txt,
+    /// the 404 page), which are planned after the pages.
+    static func isSiteFile(_ path: String) -> Bool {
+        siteFiles.contains(path) || (path.hasPrefix("sitemap-") && path.hasSuffix(".xml") && !path.contains("/"))
+    }
+
     /// Plans against the last manifest (`paths` and their `entries`); with `renderAllReason`, every page is rendered.
     init(paths: [String], entries: [PageRecord], renderAllReason: String?) {
         self.renderAllReason = renderAllReason
@@ -128,7 +134,16 @@ final class RenderPlan: @unchecked Sendable {
     /// those (other than the site files, planned after the pages) are gone.
     func pageSetChanged() -> Bool {
         lock.withLock {
-            addedFiles > 0 || seen.indices.contains { !seen[$0] && !Self.siteFiles.contains(paths[$0]) }
+            addedFiles > 0 || seen.indices.contains { !seen[$0] && !Self.isSiteFile(paths[$0]) }
+        }
+    }
+
+    /// How many of the files planned so far are pages (`…/index.html`), the sitemap's entries, counted
+    /// without listing them.
+    func currentPageCount() -> Int {
+        lock.withLock {
+            seen.indices.reduce(0) { $0 + (seen[$1] && paths[$1].hasSuffix("index.html") ? 1 : 0) }
+                + changed.keys.reduce(0) { $0 + (index[$1] == nil && $1.hasSuffix("index.html") ? 1 : 0) }
         }
     }
 

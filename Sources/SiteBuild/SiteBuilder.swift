@@ -38,6 +38,9 @@ public struct SiteBuilder {
         /// Render every page, whatever the last build left (the output folder may have been edited by hand),
         /// from listings read afresh rather than caught up from their cached results.
         public var full = false
+        /// The most pages one sitemap file lists, the sitemaps protocol's limit; past it, `sitemap.xml` is
+        /// an index of files of this many (tests make it small).
+        var pagesPerSitemap = 50_000
 
         /// Options for a build; the defaults write, rendering only the pages whose inputs changed.
         public init(dryRun: Bool = false, full: Bool = false) {
@@ -113,6 +116,7 @@ public struct SiteBuilder {
         var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue,
                                     plan: plan, changes: changes, relatedChanges: related, templateFingerprints: templateFingerprints)
         renderer.progress = onRenderProgress
+        renderer.pagesPerSitemap = options.pagesPerSitemap
         // A dry run's connection holds its transaction open to the end: another writer would wait on it.
         let cacheWriter = options.dryRun ? nil : CacheWriter(storePath: storePath.path)
         defer { cacheWriter?.finish() }

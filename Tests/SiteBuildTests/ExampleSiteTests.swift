@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import SiteBuild
+@testable import SiteBuild
 import SiteRender
 import SiteSources
 import XCTest
@@ -48,6 +48,66 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
         XCTAssertEqual(summary.rowsInserted, 300 + 31 + 2)
+    }
+
+    func testPastItsLimitTheSitemapIsAnIndexOfPartsThatAnIncrementalBuildKeepsAsACleanBuildWould() throws {
+        var options = SiteBuilder.Options()
+        options.pagesPerSitemap = 20
+        func locations(_ path: String) throws -> [String] {
+            try XMLDocument(xmlString: page(path)).nodes(forXPath: "//*[local-name()='loc']").compactMap(\.stringValue)
+        }
+        func pageURLs() -> [String] {
+            writtenFiles().filter { $0.hasSuffix("index.html") }.sorted().map { "https://failedbanks.example.org/" + $0.dropLast("index.html".count) }
+        }
+        func checkParts() throws -> Int {
+            let index = try XMLDocument(xmlString: page("sitemap.xml"))
+            XCTAssertEqual(index.rootElement()?.name, "sitemapindex")
+            let parts = try locations("sitemap.xml")
+            let expected = (pageURLs().count + 19) / 20
+            XCTAssertEqual(parts, (1...expected).map { "https://failedbanks.example.org/sitemap-\($0).xml" })
+            let listed = try (1...expected).map { try locations("sitemap-\($0).xml") }
+            XCTAssertTrue(listed.allSatisfy { $0.count <= 20 })
+            XCTAssertEqual(listed.flatMap { $0 }, pageURLs(), "every page once, in path order")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("sitemap-\(expected + 1).xml").path))
+            return expected
+        }
+        // One file at first; then, with no page added or removed, the parts a build from nothing would write.
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        XCTAssertEqual(try XMLDocument(xmlString: page("sitemap.xml")).rootElement()?.name, "urlset")
+        XCTAssertTrue(try SiteBuilder(root: site).build(options: options).succeeded)
+        let before = try checkParts()
+        XCTAssertGreaterThan(before, 3)
+
+        // The banks gone: fewer parts, and the last ones go.
+        try FileManager.default.removeItem(at: site.appendingPathComponent("content/records/failed-banks.csv"))
+        let incremental = try SiteBuilder(root: site).build(options: options)
+        XCTAssertTrue(incremental.succeeded)
+        XCTAssertLessThan(try checkParts(), before)
+        XCTAssertTrue(incremental.deletedPaths.contains("sitemap-\(before).xml"), "\(incremental.deletedPaths.filter { $0.hasPrefix("sitemap") })")
+
+        // An edit that adds or removes no page leaves the sitemap alone.
+        let about = site.appendingPathComponent("content/pages/about.md")
+        try (String(contentsOf: about, encoding: .utf8) + "\nOne more sentence.\n").write(to: about, atomically: true, encoding: .utf8)
+        let edit = try SiteBuilder(root: site).build(options: options)
+        XCTAssertFalse(edit.rendered.contains { $0.path.hasPrefix("sitemap") }, "\(edit.rendered.map(\.path))")
+        XCTAssertTrue(edit.rendered.contains { $0.path.hasPrefix("about/") }, "\(edit.rendered.map(\.path))")
+
+        // What a build from nothing writes.
+        let clean = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-clean-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: clean) }
+        try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
+        for item in ["sitegen.yml", "content", "Templates"] {
+            try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
+        }
+        XCTAssertTrue(try SiteBuilder(root: clean).build(options: options).succeeded)
+        let files = { (root: URL) in
+            FileManager.default.enumerator(atPath: root.appendingPathComponent("output").path)!.compactMap { $0 as? String }.sorted()
+        }
+        XCTAssertEqual(files(site), files(clean))
+        for file in files(clean) where file.hasSuffix(".xml") {
+            XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent(file)),
+                           try Data(contentsOf: clean.appendingPathComponent("output").appendingPathComponent(file)), file)
+        }
     }
 
     func testTheSitemapListsEveryPageAndRobotsAndTheNotFoundPagePointTheWay() throws {

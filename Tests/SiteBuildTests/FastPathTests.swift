@@ -70,6 +70,22 @@ final class FastPathTests: XCTestCase {
         }
     }
 
+    func testTheSitemapsPartsAreNotPagesThatWentAway() {
+        // The sitemap is made after every page is planned, and listing a hundred thousand pages again is
+        // skipped when none came or went: its own files, not yet planned then, must not count as gone.
+        let inputs = PageInputs(settings: 1, template: 2, data: 3)
+        let paths = ["index.html", "page/2/index.html", "sitemap.xml", "sitemap-1.xml", "sitemap-2.xml", "robots.txt", "feed.xml"]
+        let plan = RenderPlan(paths: paths, entries: paths.map { _ in PageRecord(inputs: inputs, hash: 0) }, renderAllReason: nil)
+        for path in ["index.html", "page/2/index.html"] {
+            XCTAssertFalse(plan.needsRender([path], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }))
+        }
+        XCTAssertTrue(plan.pageSetChanged(), "feed.xml was not planned: a page went away")
+        XCTAssertFalse(plan.needsRender(["feed.xml"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }))
+        XCTAssertFalse(plan.pageSetChanged())
+        XCTAssertTrue(RenderPlan.isSiteFile("sitemap-12.xml"))
+        XCTAssertFalse(RenderPlan.isSiteFile("news/sitemap-1.xml"))
+    }
+
     func testTheBasePathMatchesTheURLParser() throws {
         for baseURL in ["https://records.example.org/", "https://records.example.org", "https://x.org/sub/site/",
                         "http://x.org:8080/a/b", "https://x.org/my%20site/", "https://x.org/a?b=c", "https://x.org/a#f",
