@@ -536,8 +536,12 @@ struct PageRenderer {
             if unchanged, let last = plan.previous(path)?.inputs { return last.data }
             return fingerprint()
         }
+        // The limit splits the pages into files: a different limit, different files from the same pages.
+        var settings = Fingerprint()
+        settings.combine(config.settingsFingerprint)
+        settings.combine(pagesPerSitemap)
         func write(_ path: String, data: Int64, _ text: () -> String) throws {
-            let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: data)
+            let inputs = PageInputs(settings: settings.signed, template: 0, data: data)
             if plan.needsRender([path], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "pages added or removed" }) {
                 try writer.write(text(), to: path)
             }

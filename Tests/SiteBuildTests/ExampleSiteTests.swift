@@ -59,14 +59,14 @@ final class ExampleSiteTests: XCTestCase {
         func pageURLs() -> [String] {
             writtenFiles().filter { $0.hasSuffix("index.html") }.sorted().map { "https://failedbanks.example.org/" + $0.dropLast("index.html".count) }
         }
-        func checkParts() throws -> Int {
+        func checkParts(limit: Int = 20) throws -> Int {
             let index = try XMLDocument(xmlString: page("sitemap.xml"))
             XCTAssertEqual(index.rootElement()?.name, "sitemapindex")
             let parts = try locations("sitemap.xml")
-            let expected = (pageURLs().count + 19) / 20
+            let expected = (pageURLs().count + limit - 1) / limit
             XCTAssertEqual(parts, (1...expected).map { "https://failedbanks.example.org/sitemap-\($0).xml" })
             let listed = try (1...expected).map { try locations("sitemap-\($0).xml") }
-            XCTAssertTrue(listed.allSatisfy { $0.count <= 20 })
+            XCTAssertEqual(listed.map(\.count), (0..<expected).map { min(limit, pageURLs().count - $0 * limit) }, "\(limit) pages a part")
             XCTAssertEqual(listed.flatMap { $0 }, pageURLs(), "every page once, in path order")
             XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("sitemap-\(expected + 1).xml").path))
             return expected
@@ -77,6 +77,17 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(try SiteBuilder(root: site).build(options: options).succeeded)
         let before = try checkParts()
         XCTAssertGreaterThan(before, 3)
+
+        // Two limits a page apart that make as many parts: the same files, split elsewhere.
+        let pageCount = pageURLs().count
+        let parts = { (limit: Int) in (pageCount + limit - 1) / limit }
+        let limit = (21..<pageCount / 4).first { parts($0) == parts($0 + 1) }!
+        for limit in [limit, limit + 1, 20] {
+            var other = options
+            other.pagesPerSitemap = limit
+            XCTAssertTrue(try SiteBuilder(root: site).build(options: other).succeeded)
+            XCTAssertEqual(try checkParts(limit: limit), parts(limit), "\(limit) pages a part")
+        }
 
         // The banks gone: fewer parts, and the last ones go.
         try FileManager.default.removeItem(at: site.appendingPathComponent("content/records/failed-banks.csv"))

@@ -72,9 +72,10 @@ final class TemplateDifferentialTests: XCTestCase {
     /// contexts whose dictionaries are records, with their names in another order and absent names among
     /// them, against the same contexts as dictionaries.
     ///
-    /// Where a template prints a dictionary (`{{d}}`) or enumerates it (`{{#enumerated(d)}}`), the order
-    /// is that of the dictionary's hash table, which Swift seeds per instance: two equal dictionaries
-    /// print their pairs in different orders. There the two outputs must hold the same characters.
+    /// Where a template prints a dictionary whole (`{{d}}`), the order of its pairs is that of its hash
+    /// table, which Swift seeds per instance: two equal dictionaries print them in different orders. There
+    /// the two outputs must hold the same characters. A case whose templates enumerate a dictionary
+    /// (`{{last(enumerated(d))}}` picks a pair by its place in that order) is left out.
     func testRecordsRenderAsTheDictionariesTheyStandFor() throws {
         let baseSeed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)
         var random = SeededGenerator(seed: baseSeed)
@@ -106,7 +107,9 @@ final class TemplateDifferentialTests: XCTestCase {
             let texts = generator.templates()
             let context = generator.context()
             let knownNames = generator.knownNames()
-            guard let templates = try? TemplateSet(texts: texts.map { ($0.name, $0.name + ".mustache", $0.text) }) else { continue }
+            guard !texts.contains(where: { $0.text.contains("enumerated") }),
+                let templates = try? TemplateSet(texts: texts.map { ($0.name, $0.name + ".mustache", $0.text) })
+            else { continue }
             let withRecords = context.mapValues(recorded)
             let asDictionaries = withRecords.mapValues(TemplateRecord.plain)
             let listing = texts.map { "--- \($0.name)\n\($0.text.debugDescription)" }.joined(separator: "\n")
