@@ -14,6 +14,8 @@ struct RecordPresenter {
     private let site: TemplateText.Site
     private let listFields: Set<String>
     private let detailPattern: PathPattern?
+    /// The column filling each of the detail path's placeholders (`{key}` is `_key`).
+    private let placeholderColumns: [String]
     private let titleField: String
     private let toMany: [(field: String, target: CollectionConfig)]
     private let toOne: [(field: String, target: CollectionConfig)]
@@ -25,6 +27,7 @@ struct RecordPresenter {
         site = TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)
         listFields = Set(collection.fields.filter { $0.type == .list }.map(\.name))
         detailPattern = collection.detail.map { PathPattern($0.path) }
+        placeholderColumns = detailPattern?.placeholders.map { $0 == "key" ? "_key" : $0 } ?? []
         titleField = collection.detail?.titleField ?? "title"
         toMany = collection.relationships.filter(\.toMany).compactMap { relationship in
             config.collection(named: relationship.target).map { (relationship.field, $0) }
@@ -72,12 +75,13 @@ struct RecordPresenter {
         return Layout(columns: columns, names: names, fields: fields, keySlot: keySlot, titleSlot: titleSlot, urlSlot: urlSlot,
                       toManySlots: toManySlots, toOneSlots: toOneSlots,
                       key: columns.firstIndex(of: "_key"), title: columns.firstIndex(of: titleField),
-                      placeholders: detailPattern?.placeholders.map { columns.firstIndex(of: $0 == "key" ? "_key" : $0) } ?? [])
+                      placeholders: placeholderColumns.map { columns.firstIndex(of: $0) })
     }
 
     /// The site path of the row's detail page (`/banks/10538/`), `nil` when the collection has none.
     func detailPath(_ row: Row) -> String? {
-        detailPath(row, layout: layout(of: row.columns))
+        // A detail page's links need the path alone, not the layout of every column.
+        detailPattern?.fill { placeholder in row[placeholderColumns[placeholder]]?.stringValue }
     }
 
     private func detailPath(_ row: Row, layout: Layout) -> String? {

@@ -166,7 +166,7 @@ enum TemplateValue {
         case .integer(let number): return String(number)
         case .boolean(let flag): return flag ? "true" : "false"
         case .dictionary(let values), .root(let values): return String(describing: values)
-        case .record(let record): return String(describing: record.dictionary)
+        case .record(let record): return record.description
         case .textDictionary(let values): return String(describing: values)
         case .list(let list): return list.description
         case .pair(let pair): return String(describing: (key: pair.key, value: pair.value))
@@ -258,6 +258,7 @@ struct TemplateList {
         switch elements {
         case .values(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
         case .dictionaries(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        // As dictionaries, not records: a reversed view prints its element type's name.
         case .records(let array):
             let dictionaries = array.map(\.dictionary)
             return isReversed ? String(describing: dictionaries.reversed()) : String(describing: dictionaries)
