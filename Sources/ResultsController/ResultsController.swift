@@ -36,6 +36,10 @@ public final class ResultsController {
     var cacheIsStale = false
     /// The cached entries are right but their generation is behind (a changeset touched none of the rows).
     var cacheGenerationIsStale = false
+    /// Whether a fetch that found no usable cache writes its results to the cache at once. Off, the write
+    /// waits for `pendingCacheWrite()`, so that a caller can save it on another connection while this one
+    /// only reads.
+    public var savesCacheAfterFetch = true
     private var relatedColumns: [String: [String]]? {
         didSet { rowsQueries = [:] }
     }
@@ -97,7 +101,7 @@ public final class ResultsController {
         install(try fetchEntries(progress: nil))
         self.generation = generation
         cacheIsStale = true
-        try persistCache()
+        if savesCacheAfterFetch { try persistCache() }
     }
 
     /// Fetches like `performFetch()`, reporting how many rows it has read, and stops when the task is
@@ -219,11 +223,7 @@ public final class ResultsController {
     /// too: for the few pages that need whole records (a feed's entries) in a listing that otherwise
     /// shows a few fields. Read at once, beside the batches.
     public func objectsWithAllProperties(in offsets: Range<Int>) throws -> [Row] {
-        guard hasFetched else { throw ResultsControllerError.notFetched }
-        guard offsets.lowerBound >= 0, offsets.upperBound <= rows.count else {
-            throw ResultsControllerError.indexPathOutOfRange(IndexPath(item: max(offsets.lowerBound, offsets.upperBound - 1), section: 0))
-        }
-        return try rows(offsets, allProperties: true)
+        try rows(offsets, allProperties: true)
     }
 
     /// Where the row with `id` is, or `nil` when it is not among the results.
@@ -272,30 +272,24 @@ public final class ResultsController {
     /// Reads the rows at `offsets`, in order: the fetched properties, or with `allProperties` the
     /// request's `unfetchedProperties` too.
     private func rows(_ offsets: Range<Int>, allProperties: Bool) throws -> [Row] {
+        try rowReading(in: offsets, allProperties: allProperties).rows(on: database)
+    }
+
+    /// The read of the rows at `offsets` (the fetched properties, or with `allProperties` every one),
+    /// to run later on any connection to the same store: a render worker reads a page's rows on its own
+    /// connection, off the thread that holds this controller.
+    public func rowReading(in offsets: Range<Int>, allProperties: Bool = false) throws -> RowReading {
+        guard hasFetched else { throw ResultsControllerError.notFetched }
+        guard offsets.lowerBound >= 0, offsets.upperBound <= rows.count else {
+            throw ResultsControllerError.indexPathOutOfRange(IndexPath(item: max(offsets.lowerBound, offsets.upperBound - 1), section: 0))
+        }
         let ids = offsets.map { rows[$0].id }
-        guard !ids.isEmpty else { return [] }
+        guard !ids.isEmpty else { return RowReading(sql: "", ids: []) }
         if relatedColumns == nil { relatedColumns = try loadRelatedColumns() }
         let queryKey = allProperties ? -ids.count : ids.count
         let sql = rowsQueries[queryKey] ?? compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:], allProperties: allProperties)
         rowsQueries[queryKey] = sql
-        let statement = try database.cachedStatement(sql)
-        // Every row has the same columns: one array for all of them, without the id.
-        let columns = Array(statement.columnNames.dropFirst())
-        // A batch's ids are few: found by a scan, not a hash, unless there are many.
-        let places = ids.count > 32 ? Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) }) : nil
-        var found = [Row?](repeating: nil, count: ids.count)
-        try statement.forEachRow(ids.map { DatabaseValue.integer($0) }) { row in
-            let id = row.int64(at: 0)
-            guard let place = places.map({ $0[id] }) ?? ids.firstIndex(of: id) else { return }
-            var values: [DatabaseValue] = []
-            values.reserveCapacity(columns.count)
-            for column in 0..<columns.count { values.append(row.value(at: column + 1)) }
-            found[place] = Row(columns: columns, values: values)
-        }
-        return try found.enumerated().map { place, row in
-            guard let row else { throw ResultsControllerError.rowVanished(id: ids[place]) }
-            return row
-        }
+        return RowReading(sql: sql, ids: ids)
     }
 
     private func loadRelatedColumns() throws -> [String: [String]] {
@@ -513,5 +507,36 @@ public final class ResultsController {
         assert(sections.map(\.numberOfObjects).reduce(0, +) == rows.count)
         assert(entriesByID.count == rows.count)
         #endif
+    }
+}
+
+/// A read of some rows of a controller's results by id, made by `ResultsController.rowReading(in:allProperties:)`.
+public struct RowReading: Sendable {
+    let sql: String
+    /// The rows' ids, in the order they are returned.
+    public let ids: [Int64]
+
+    /// Reads the rows, in order, on `database` (which must see the store as the controller does); throws
+    /// `rowVanished` for a row that is gone.
+    public func rows(on database: Database) throws -> [Row] {
+        guard !ids.isEmpty else { return [] }
+        let statement = try database.cachedStatement(sql)
+        // Every row has the same columns: one array for all of them, without the id.
+        let columns = Array(statement.columnNames.dropFirst())
+        // A batch's ids are few: found by a scan, not a hash, unless there are many.
+        let places = ids.count > 32 ? Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) }) : nil
+        var found = [Row?](repeating: nil, count: ids.count)
+        try statement.forEachRow(ids.map { DatabaseValue.integer($0) }) { row in
+            let id = row.int64(at: 0)
+            guard let place = places.map({ $0[id] }) ?? ids.firstIndex(of: id) else { return }
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(columns.count)
+            for column in 0..<columns.count { values.append(row.value(at: column + 1)) }
+            found[place] = Row(columns: columns, values: values)
+        }
+        return try found.enumerated().map { place, row in
+            guard let row else { throw ResultsControllerError.rowVanished(id: ids[place]) }
+            return row
+        }
     }
 }

@@ -203,7 +203,7 @@ struct PageRenderer {
     /// Writes the pages of one section of `listing` (the whole listing when it has no sections), page 1
     /// at `basePath` and page N at `basePath/page/N/`, with its feeds (one per page in a stable archive).
     private func renderPages(of listing: ListingConfig, section: SectionInfo, basePath: String, sectionContext: [String: Any]?,
-                             state: ListingState, recordRow: (Row) -> Row, presenter: RecordPresenter,
+                             state: ListingState, recordRow: @escaping (Row) -> Row, presenter: RecordPresenter,
                              navigation: [[String: Any]], throttle: ProgressThrottle, done: inout Int) throws
     {
         let controller = state.controller
@@ -253,15 +253,26 @@ struct PageRenderer {
             // Newest first: the subscription document has the newest page. A stable archive also has a feed per
             // older page, linked both ways (RFC 5005), which never changes once its page is full.
             let writesFeeds = !listing.feeds.isEmpty && (listing.numbering == .stableArchive || number == paginator.newestPage)
+            let pageTitle = number == paginator.newestPage ? heading : "\(heading) — page \(number)"
+            // Rows this thread does not need are read by the worker that renders the page, on its own
+            // connection: reading them here was a third of this thread's work in the 100,000-record
+            // mutation round, which waited for this thread while the workers idled (decisions.md 20).
+            let readsHere = writesFeeds || listing.writesMarkdown || !queue.readsStore
             // A feed's entries carry whole records (the body as content), which the other pages never read.
-            let pageRows = try (writesFeeds ? controller.objectsWithAllProperties(in: rows(number))
-                                            : controller.objects(in: rows(number))).map(recordRow)
-            if writesFeeds {
+            let pageRows = !readsHere ? nil : try (writesFeeds ? controller.objectsWithAllProperties(in: rows(number))
+                                                               : controller.objects(in: rows(number))).map(recordRow)
+            if writesFeeds, let pageRows {
                 try writeFeeds(of: listing, title: heading, paginator: paginator, page: number, rows: pageRows, presenter: presenter)
             }
-            let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
-            let pageTitle = number == paginator.newestPage ? heading : "\(heading) — page \(number)"
-            try write(listing.template, path: paginator.path(ofPage: number)) {
+            let relatedHere = try pageRows.map { try RelatedRecords(database: database, collection: collection).fetch(for: $0) }
+            let reading = readsHere ? nil : try controller.rowReading(in: rows(number))
+            try write(listing.template, path: paginator.path(ofPage: number)) { worker in
+                var (pageRows, related) = (pageRows ?? [], relatedHere ?? [:])
+                if let reading {
+                    let database = try worker.database()
+                    pageRows = try reading.rows(on: database).map(recordRow)
+                    related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
+                }
                 let items = presenter.contexts(pageRows) { related[$0["_id"]?.int64Value ?? 0] ?? [:] }
                 var pagination: [String: Any] = [
                     "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
@@ -285,7 +296,7 @@ struct PageRenderer {
                 }
                 return context
             }
-            if listing.writesMarkdown {
+            if listing.writesMarkdown, let pageRows {
                 let summary = sectionContext == nil && number == paginator.newestPage ? try yearSummary(of: listing) : ""
                 try writer.write(markdownPage(title: pageTitle, rows: pageRows, presenter: presenter,
                                               paginator: paginator, number: number, summary: summary),
@@ -583,6 +594,8 @@ struct PageRenderer {
     private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil) throws -> (ResultsController, Delta?) {
         do {
             let controller = try ResultsController(database: database, request: request, cacheName: cacheName)
+            // With a cache writer, this connection only reads while pages render (see `SiteBuilder`).
+            controller.savesCacheAfterFetch = cacheWriter == nil
             guard cacheName != nil else {
                 try controller.performFetch()
                 return (controller, nil)
@@ -598,6 +611,11 @@ struct PageRenderer {
     /// Queues the page at site path `path` (`/banks/1/` is written as `banks/1/index.html`), its context
     /// made by `context` on a render worker.
     private func write(_ template: String, path: String, context: @escaping () throws -> [String: Any]) throws {
+        try queue.submit(template: template, path: String(path.dropFirst()) + "index.html") { _ in try context() }
+    }
+
+    /// Queues the page at site path `path`, its context made on a render worker with what it can read there.
+    private func write(_ template: String, path: String, context: @escaping (RenderQueue.Worker) throws -> [String: Any]) throws {
         try queue.submit(template: template, path: String(path.dropFirst()) + "index.html", context: context)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import SiteRender
+import SiteStore
 
 /// Renders pages through their templates and writes them on worker threads, while the caller's thread
-/// reads rows and builds the next pages' contexts: template rendering is most of a page's cost, and
-/// the build's store connection stays on the caller's thread.
+/// plans the next pages: template rendering is most of a page's cost. The build's store connection
+/// stays on the caller's thread; a worker that reads rows does so on a read-only connection of its own.
 ///
 /// At most `capacity` pages wait, so memory stays bounded by pages, not by the site. A full queue lets
 /// its caller go on only once half of it is taken, and a worker is woken only when one is idle: a wake-up
@@ -13,13 +14,35 @@ import SiteRender
 final class RenderQueue: @unchecked Sendable {
     private struct Job {
         let template: String
-        /// Builds the page's context on the worker: presenting rows, rendering Markdown bodies and
-        /// making links is much of a page's cost, and the caller's thread is the one that cannot be shared.
-        let context: () throws -> [String: Any]
+        /// Builds the page's context on the worker: reading and presenting rows, rendering Markdown
+        /// bodies and making links is much of a page's cost, and the caller's thread is the one that
+        /// cannot be shared.
+        let context: (Worker) throws -> [String: Any]
         let path: String
     }
 
+    /// What a page's context may use on the worker that makes it.
+    final class Worker {
+        private let storePath: String?
+        private var connection: Database?
+
+        init(storePath: String?) { self.storePath = storePath }
+
+        /// The worker's read-only connection to the store, opened on first use. It sees what the build's
+        /// connection committed: the load, before any page is queued.
+        func database() throws -> Database {
+            if let connection { return connection }
+            // Pages read rows on workers only in a queue that has a store (`readsStore`).
+            guard let storePath else { preconditionFailure("a render queue without a store has no rows to read") }
+            let opened = try Database(path: storePath, readOnly: true)
+            connection = opened
+            return opened
+        }
+    }
+
     private let templates: TemplateSet
+    /// Whether workers can read rows (the queue was made with a store).
+    let readsStore: Bool
     private let knownNames: Set<String>
     private let writer: OutputWriter
     private let capacity: Int
@@ -34,16 +57,18 @@ final class RenderQueue: @unchecked Sendable {
     private var failure: (any Error)?
     private var workers: [Thread] = []
 
-    /// Starts `workerCount` workers writing through `writer`; templates may use `knownNames` without a value.
-    init(templates: TemplateSet, knownNames: Set<String>, writer: OutputWriter,
+    /// Starts `workerCount` workers writing through `writer`; templates may use `knownNames` without a
+    /// value; the store at `storePath`, if any, is where workers read rows.
+    init(templates: TemplateSet, knownNames: Set<String>, writer: OutputWriter, storePath: String? = nil,
          workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, capacity: Int = 64)
     {
         self.templates = templates
         self.knownNames = knownNames
         self.writer = writer
         self.capacity = capacity
+        readsStore = storePath != nil
         for _ in 0..<max(1, workerCount) {
-            let thread = Thread { [self] in work() }
+            let thread = Thread { [self] in work(Worker(storePath: storePath)) }
             thread.stackSize = 1 << 22
             workers.append(thread)
             thread.start()
@@ -51,8 +76,9 @@ final class RenderQueue: @unchecked Sendable {
     }
 
     /// Queues a page: `template` rendered with the context `context` makes (on a worker thread, so it
-    /// must not touch the database), written to `path` (relative to the output folder).
-    func submit(template: String, path: String, context: @escaping () throws -> [String: Any]) throws {
+    /// must not touch the build's connection, only the worker's), written to `path` (relative to the
+    /// output folder).
+    func submit(template: String, path: String, context: @escaping (Worker) throws -> [String: Any]) throws {
         condition.lock()
         defer { condition.unlock() }
         if jobs.count >= capacity {
@@ -77,7 +103,7 @@ final class RenderQueue: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    private func work() {
+    private func work(_ worker: Worker) {
         while true {
             condition.lock()
             while jobs.isEmpty && !closed {
@@ -98,7 +124,7 @@ final class RenderQueue: @unchecked Sendable {
             if submitterWaits && jobs.count <= capacity / 2 { condition.broadcast() }
             condition.unlock()
             do {
-                try writer.write(templates.render(job.template, context: job.context(), knownNames: knownNames), to: job.path)
+                try writer.write(templates.render(job.template, context: job.context(worker), knownNames: knownNames), to: job.path)
             } catch {
                 condition.lock()
                 if failure == nil { failure = error }

@@ -108,7 +108,10 @@ public struct SiteBuilder {
             writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
                                        outputRoot: outputDirectory.path, capacity: max(64, previousCount / 10))
         }
-        let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer)
+        // Workers read list pages' rows on connections of their own, which see what the load committed: a
+        // dry run's load is never committed, so its rows are read here.
+        let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer,
+                                storePath: options.dryRun ? nil : storePath.path)
         var templateFingerprints: [String: Int64] = [:]
         for name in templates.names {
             templateFingerprints[name] = Fingerprint.of(templates.sources(usedBy: name).flatMap { [$0.name, $0.text] })

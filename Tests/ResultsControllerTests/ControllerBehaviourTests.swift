@@ -134,6 +134,42 @@ final class ControllerBehaviourTests: XCTestCase {
         XCTAssertThrowsError(try controller.objectsWithAllProperties(in: 1..<3))
     }
 
+    func testRowsReadOnAnotherConnectionAreTheControllersOwn() throws {
+        let path = temporaryDatabasePath()
+        let database = try Database(path: path)
+        try database.executeScript("""
+            CREATE TABLE details (id INTEGER PRIMARY KEY, closed TEXT, notes TEXT);
+            CREATE TABLE banks (id INTEGER PRIMARY KEY, name TEXT, body TEXT, details_id INTEGER);
+            INSERT INTO details VALUES (1, '2024-01-05', 'long'), (2, '2023-03-10', 'longer');
+            """)
+        for id in 1...45 {
+            try database.execute("INSERT INTO banks VALUES (?, ?, ?, ?)",
+                                 [.integer(Int64(id)), .text("Bank \(id % 13)"), .text("body \(id)"), id % 3 == 0 ? .null : .integer(Int64(id % 2 + 1))])
+        }
+        let request = FetchRequest(table: "banks", sortDescriptors: [SortDescriptor(key: "name", ascending: false), SortDescriptor(key: "details.closed")],
+                                   relationships: [Relationship(name: "details", table: "details", foreignKey: "details_id")],
+                                   prefetchedRelationships: ["details"], batchSize: 10, unfetchedProperties: ["body"])
+        let controller = try ResultsController(database: database, request: request)
+        try controller.performFetch()
+        let reader = try Database(path: path, readOnly: true)
+        // Pages of a listing, as render workers read them: not aligned with the batches, the last one short.
+        for offsets in [0..<10, 7..<19, 40..<45, 44..<45, 3..<3] {
+            let reading = try controller.rowReading(in: offsets)
+            XCTAssertEqual(reading.ids, Array(controller.fetchedIDs[offsets]))
+            XCTAssertEqual(try reading.rows(on: reader), try controller.objects(in: offsets), "\(offsets)")
+            XCTAssertEqual(try controller.rowReading(in: offsets, allProperties: true).rows(on: reader),
+                           try controller.objectsWithAllProperties(in: offsets))
+        }
+        XCTAssertNil(try controller.rowReading(in: 0..<10).rows(on: reader)[0]["body"])
+        XCTAssertThrowsError(try controller.rowReading(in: 40..<46))
+        // A row gone from the store, on the reader's side of it, is an error, not a shorter page.
+        let reading = try controller.rowReading(in: 0..<10)
+        try database.execute("DELETE FROM banks WHERE id = ?", [.integer(reading.ids[4])])
+        XCTAssertThrowsError(try reading.rows(on: reader)) { error in
+            XCTAssertEqual(error as? ResultsControllerError, .rowVanished(id: reading.ids[4]))
+        }
+    }
+
     func testDeclaredSectionsHaveTheirTitlesAndOrderAndShowWhenEmpty() throws {
         let database = try Database(path: ":memory:")
         try database.executeScript("""

@@ -75,7 +75,7 @@ final class HandOffTests: XCTestCase {
             let queue = try makeQueue(folder: folder, workers: workers, capacity: capacity)
             let pages = 400
             for number in 0..<pages {
-                try queue.submit(template: "page", path: "p\(number)/index.html") {
+                try queue.submit(template: "page", path: "p\(number)/index.html") { _ in
                     // Slow pages and fast ones, so the queue fills up and drains by turns.
                     if number % 50 < 10 { usleep(UInt32.random(in: 0...300)) }
                     return ["number": number]
@@ -102,7 +102,7 @@ final class HandOffTests: XCTestCase {
             var thrownBySubmit = false
             do {
                 for number in 0..<2_000 {
-                    try queue.submit(template: "page", path: "p\(number)/index.html") {
+                    try queue.submit(template: "page", path: "p\(number)/index.html") { _ in
                         if failed.value > 0 { renderedAfter.add(1) }
                         if number == 100 {
                             failed.add(1)
