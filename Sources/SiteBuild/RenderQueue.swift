@@ -35,6 +35,10 @@ final class RenderQueue: @unchecked Sendable {
             // Pages read rows on workers only in a queue that has a store (`readsStore`).
             guard let storePath else { preconditionFailure("a render queue without a store has no rows to read") }
             let opened = try Database(path: storePath, readOnly: true)
+            // A page's rows are leaves spread over the table, each read once: the kernel's page cache has
+            // them, and this one needs little more than the trees' inner pages. Not mapped either: mapped
+            // pages count as the process's memory once per connection (decisions.md 15).
+            try opened.execute("PRAGMA cache_size = -4096")
             connection = opened
             return opened
         }
