@@ -6,7 +6,10 @@ import SiteStore
 /// plans the next pages: template rendering is most of a page's cost. The build's store connection
 /// stays on the caller's thread; a worker that reads rows does so on a read-only connection of its own.
 ///
-/// At most `capacity` pages wait, so memory stays bounded by pages, not by the site. A full queue lets
+/// At most `capacity` pages wait, so memory stays bounded by pages, not by the site. The bound is wide
+/// (8,192): a list page waits as a few ids, and a caller that gets far ahead plans the next listing's pages
+/// while the workers render this one's (the 100,000-record mutation round: 2.83 s with 1,024, 2.43 s with
+/// 8,192, medians of six; a record page waits with its row, about 10 MB more at 10,000 records). A full queue lets
 /// its caller go on only once half of it is taken, and a worker is woken only when one is idle: a wake-up
 /// for every page was a million `futex` calls in a 100,000-record build. The first error
 /// a worker meets (a template error, a file that cannot be written) is thrown by the next `submit` or by
@@ -64,7 +67,7 @@ final class RenderQueue: @unchecked Sendable {
     /// Starts `workerCount` workers writing through `writer`; templates may use `knownNames` without a
     /// value; the store at `storePath`, if any, is where workers read rows.
     init(templates: TemplateSet, knownNames: Set<String>, writer: OutputWriter, storePath: String? = nil,
-         workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, capacity: Int = 64)
+         workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, capacity: Int = 8192)
     {
         self.templates = templates
         self.knownNames = knownNames
