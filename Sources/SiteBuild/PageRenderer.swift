@@ -594,7 +594,8 @@ struct PageRenderer {
     private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil) throws -> (ResultsController, Delta?) {
         do {
             let controller = try ResultsController(database: database, request: request, cacheName: cacheName)
-            // With a cache writer, this connection only reads while pages render (see `SiteBuilder`).
+            // With a cache writer, this connection writes nothing while pages render, so the workers'
+            // connections, which read list pages' rows, see the store as it does.
             controller.savesCacheAfterFetch = cacheWriter == nil
             guard cacheName != nil else {
                 try controller.performFetch()
