@@ -240,6 +240,31 @@ final class ControllerBehaviourTests: XCTestCase {
         }
     }
 
+    func testAFetchThatLeavesItsCacheToAnotherConnectionWritesNothingItself() throws {
+        let path = temporaryDatabasePath()
+        let database = try Database(path: path)
+        try Self.makeItems(database, count: 30)
+        func cachedNames() throws -> [String] {
+            guard try database.tableExists("results_controller_cache") else { return [] }
+            return try database.fetchAll("SELECT name FROM results_controller_cache").compactMap { $0["name"]?.stringValue }
+        }
+        let controller = try ResultsController(database: database, request: sectioned, cacheName: "home")
+        controller.savesCacheAfterFetch = false
+        try controller.performFetch()
+        XCTAssertEqual(try cachedNames(), [], "the fetch wrote no cache on its own connection")
+        let write = try XCTUnwrap(controller.pendingCacheWrite(), "the fresh results are still to be saved")
+        XCTAssertNil(controller.pendingCacheWrite(), "handed over once")
+        let writer = try Database(path: path)
+        try writer.transaction { try write(writer) }
+        XCTAssertEqual(try cachedNames(), ["home"])
+        // Written behind the controllers' backs: a controller restored from the saved cache does not see it.
+        try database.execute("INSERT INTO items VALUES (31, 'hidden', 'AA', 1)")
+        let restored = try ResultsController(database: database, request: sectioned, cacheName: "home")
+        try restored.performFetch()
+        XCTAssertEqual(restored.fetchedIDs, controller.fetchedIDs)
+        XCTAssertNil(restored.indexPath(for: 31))
+    }
+
     func testACachedSnapshotIsRestoredInANewConnectionWithoutRunningTheQuery() throws {
         let path = temporaryDatabasePath()
         do {
