@@ -67,6 +67,15 @@ struct CollectionLoader {
         /// Whether its size or modification time differ from its last good load (estimated before the
         /// transaction: a schema change makes every file of the collection need reading).
         let needsReading: Bool
+        /// Which of the collection's source patterns found it first.
+        let pattern: Int
+
+        /// The order files are read and stored in: pattern by pattern, each pattern's files by path. New
+        /// rows take ids in this order, and ties in a listing's sort fall to the ids, so it never depends
+        /// on the order in which the file system lists a folder.
+        static func loadingOrder(_ a: FilePlan, _ b: FilePlan) -> Bool {
+            a.pattern != b.pattern ? a.pattern < b.pattern : a.path < b.path
+        }
     }
 
     /// The collection's files as found now, and the sources of its last load that are gone.
@@ -77,15 +86,19 @@ struct CollectionLoader {
         let known = try store.fingerprints(ofCollection: collection.name)
         var foundRows = Set<Int64>()
         foundRows.reserveCapacity(known.count)
-        for pattern in collection.sources {
-            for entry in SourceGlob(pattern: pattern).entries(under: root) where present?.insert(entry.path).inserted ?? true {
+        for (number, pattern) in collection.sources.enumerated() {
+            for entry in SourceGlob(pattern: pattern).entries(under: root, sorted: false) where present?.insert(entry.path).inserted ?? true {
                 let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
                 let previous = known[SiteStore.pathKey(entry.path)]
                 if let previous { foundRows.insert(previous.row) }
                 plans.append(FilePlan(root: root, path: entry.path, stat: stat, previous: previous,
-                                      needsReading: !Self.isUnchanged(stat, since: previous)))
+                                      needsReading: !Self.isUnchanged(stat, since: previous), pattern: number))
             }
         }
+        // Only the files to read need an order (a rebuilt table puts all of them in it, `load(plan:)`):
+        // sorting a folder of 100,000 records by name was a sixth of the first half second of an
+        // incremental build that reads a few of them, with the other core idle.
+        plans = plans.filter(\.needsReading).sorted(by: FilePlan.loadingOrder) + plans.filter { !$0.needsReading }
         // The sources the store knows that are gone, by their rows; their paths are read only when there are some.
         let gone = foundRows.count == known.count ? [] : known.values.map(\.row).filter { !foundRows.contains($0) }
         let removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone)
@@ -142,8 +155,10 @@ struct CollectionLoader {
         if rebuilt { try ResultsController.deleteAllCaches(in: store.database) }
         let statements = try store.rowStatements(for: schema)
         var changes = Changeset()
+        // Every file is read into a rebuilt table, in the loading order.
+        let files = rebuilt ? plan.files.sorted(by: FilePlan.loadingOrder) : plan.files
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
-        let small = plan.files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }
+        let small = files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }
         let rootPath = root.path
         let readAhead = ReadAhead(count: small.count) { [self] index in
             // Files not in the page cache (a first build after a reboot, or after other work filled the
@@ -156,7 +171,7 @@ struct CollectionLoader {
                            collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
-        for file in plan.files {
+        for file in files {
             var fingerprint = file.stat
             if !rebuilt && !file.needsReading {
                 outcome.sourcesUnchanged += 1

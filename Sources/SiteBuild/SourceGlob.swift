@@ -19,9 +19,10 @@ struct SourceGlob {
         entries(under: root).map(\.path)
     }
 
-    /// Matching files relative to `root` with their sizes and modification times, sorted by path. Each is
-    /// looked up from its folder (`fstatat`), not from the root: a path walk per file cost more than the stat.
-    func entries(under root: URL) -> [Entry] {
+    /// Matching files relative to `root` with their sizes and modification times, sorted by path unless
+    /// `sorted` is false (then in the order the file system lists them). Each is looked up from its
+    /// folder (`fstatat`), not from the root: a path walk per file cost more than the stat.
+    func entries(under root: URL, sorted: Bool = true) -> [Entry] {
         let components = pattern.split(separator: "/").map(String.init)
         let literalPrefix = components.prefix { !$0.contains(where: { "*?[".contains($0) }) }
         let rootPath = root.standardizedFileURL.path
@@ -37,7 +38,7 @@ struct SourceGlob {
         let depth = recursive ? Int.max : components.count - literalPrefix.count
         var matches: [Entry] = []
         walk(rootPath, relative: base, depth: depth, glob: glob, flags: flags, into: &matches)
-        return matches.sorted { $0.path < $1.path }
+        return sorted ? matches.sorted { $0.path < $1.path } : matches
     }
 
     private static func modified(_ status: stat) -> Double {

@@ -213,6 +213,44 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(changes(summary), [3, 0, 0], "a new table, keyed by name")
     }
 
+    /// New rows take ids in path order, however the folder lists its files: ties in a listing's sort fall
+    /// to the ids, so the folder's order would otherwise show in the pages.
+    func testFilesAreStoredInPathOrderWhateverOrderTheFolderListsThem() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
+        let config = """
+            title: Test
+            collections:
+              notes:
+                kind: markdown
+                sources: notes/*.md
+                fields: {day: date}
+            listings:
+              home: {from: notes, sort: [-day], path: /}
+            """
+        try write("sitegen.yml", config)
+        let names = (0..<300).map { String(format: "n%03d", $0) }.shuffled()
+        for name in names { try write("notes/\(name).md", "---\nday: 2024-01-01\n---\nBody of \(name)\n") }
+        let listed = try FileManager.default.contentsOfDirectory(atPath: site.appendingPathComponent("notes").path)
+        try XCTSkipIf(listed == listed.sorted(), "this file system lists a folder sorted: nothing to tell apart")
+        func storedOrder() throws -> [String] {
+            let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+            return try store.database.fetchAll("SELECT _source FROM notes ORDER BY _id").map { $0["_source"]?.stringValue ?? "" }
+        }
+        func paths(_ names: [String]) -> [String] { names.sorted().map { "notes/\($0).md" } }
+
+        _ = try build()
+        XCTAssertEqual(try storedOrder(), paths(names), "a first load")
+        let added = ["n150a", "a-first", "z-last", "n007b"]
+        for name in added { try write("notes/\(name).md", "---\nday: 2024-01-01\n---\nBody of \(name)\n") }
+        try write("notes/n299.md", "---\nday: 2024-01-01\n---\nChanged\n")
+        _ = try build()
+        XCTAssertEqual(Array(try storedOrder().suffix(added.count)), paths(added), "files added beside unchanged ones")
+        // Another field makes the table again: every file is read again, the unchanged ones too.
+        try write("sitegen.yml", config.replacingOccurrences(of: "{day: date}", with: "{day: date, extra: text}"))
+        _ = try build()
+        XCTAssertEqual(try storedOrder(), paths(names + added), "a rebuilt table")
+    }
+
     func testListFieldsReachTheirJoinTablesFromCSVNDJSONAndFeeds() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")
