@@ -303,11 +303,16 @@ struct SiteMutator {
             var row = rows.randomElement(using: &random) ?? header.map { _ in "" }
             nextCert += 1
             row[column("cert")] = String(nextCert)
-            row[column("name")] = "New Bank \(nextCert)"
-            row[column("closing_date")] = randomDate(using: &random)
+            // Sometimes a twin: another bank of the same name closed the same day, which ties with it on
+            // every field the listings sort by.
+            let twin = !rows.isEmpty && Int.random(in: 0..<3, using: &random) == 0
+            if !twin {
+                row[column("name")] = "New Bank \(nextCert)"
+                row[column("closing_date")] = randomDate(using: &random)
+            }
             rows.insert(row, at: Int.random(in: 0...rows.count, using: &random))
             try saveRecords()
-            return "add \(nextCert)"
+            return twin ? "add \(nextCert), a twin of \(row[column("name")]) closed \(row[column("closing_date")])" : "add \(nextCert)"
         case 73..<81 where rows.count > 1:
             let removed = rows.remove(at: Int.random(in: 0..<rows.count, using: &random))
             try saveRecords()

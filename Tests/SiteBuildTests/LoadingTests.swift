@@ -213,9 +213,9 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(changes(summary), [3, 0, 0], "a new table, keyed by name")
     }
 
-    /// New rows take ids in path order, however the folder lists its files: ties in a listing's sort fall
-    /// to the ids, so the folder's order would otherwise show in the pages.
-    func testFilesAreStoredInPathOrderWhateverOrderTheFolderListsThem() throws {
+    /// New rows take ids in path order, however the folder lists its files, and records that tie on a
+    /// listing's sort are listed as a clean build lists them.
+    func testFilesAreStoredInPathOrderAndRecordsThatTieAreListedAsACleanBuildListsThem() throws {
         try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
         let config = """
             title: Test
@@ -245,6 +245,16 @@ final class LoadingTests: XCTestCase {
         try write("notes/n299.md", "---\nday: 2024-01-01\n---\nChanged\n")
         _ = try build()
         XCTAssertEqual(Array(try storedOrder().suffix(added.count)), paths(added), "files added beside unchanged ones")
+        // The records all tie on the listing's sort: a clean build lists them as this one does.
+        let clean = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-clean-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: clean) }
+        try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
+        for item in ["sitegen.yml", "notes", "Templates"] {
+            try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
+        }
+        _ = try SiteBuilder(root: clean).build()
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8),
+                       try String(contentsOf: clean.appendingPathComponent("output/index.html"), encoding: .utf8))
         // Another field makes the table again: every file is read again, the unchanged ones too.
         try write("sitegen.yml", config.replacingOccurrences(of: "{day: date}", with: "{day: date, extra: text}"))
         _ = try build()
