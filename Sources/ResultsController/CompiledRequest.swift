@@ -121,29 +121,32 @@ struct CompiledRequest: Sendable {
 
     /// Reads `id, version, keys…` from the current row of a statement made from one of the key queries.
     func entry(from statement: Statement) -> OrderedRows.Entry {
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(keyExpressions.count)
-        for index in 0..<keyExpressions.count { values.append(statement.value(at: index + 2)) }
-        return OrderedRows.Entry(id: statement.int64(at: 0), key: SortKey(values), version: statement.int64(at: 1))
+        var key = SortKey.Encoder()
+        for index in 0..<keyExpressions.count { key.append(columnAt: index + 2, of: statement) }
+        return OrderedRows.Entry(id: statement.int64(at: 0), key: key.key(), version: statement.int64(at: 1))
     }
+
+    /// Where the section key's value is among a key's values.
+    private var sectionValueIndex: Int { hasRankKey ? 1 : 0 }
 
     /// The name of the section a row with `key` is in; `""` without a section key.
     func sectionName(of key: SortKey) -> String {
         guard request.sectionKey != nil else { return "" }
-        return key.values[hasRankKey ? 1 : 0].stringValue ?? ""
+        return key.value(at: sectionValueIndex).stringValue ?? ""
+    }
+
+    /// Whether rows with keys `lhs` and `rhs` are in the same section, without decoding a name.
+    func sameSection(_ lhs: SortKey, _ rhs: SortKey) -> Bool {
+        request.sectionKey == nil || lhs.hasSameValue(at: sectionValueIndex, as: rhs)
     }
 
     /// The part of a key that orders sections.
     func sectionOrderKey(of key: SortKey) -> SortKey {
-        SortKey(Array(key.values.prefix(hasRankKey ? 2 : 1)))
+        key.prefix(sectionValueIndex + 1)
     }
 
     /// Whether section order key `lhs` comes before `rhs`.
     func sectionPrecedes(_ lhs: SortKey, _ rhs: SortKey) -> Bool {
-        for index in lhs.values.indices {
-            let order = ordering.compare(lhs.values[index], rhs.values[index], at: index)
-            if order != 0 { return order < 0 }
-        }
-        return false
+        ordering.compare(lhs, rhs) < 0
     }
 }

@@ -152,7 +152,7 @@ public final class ResultsController {
         while runStart < entries.count {
             let name = compiled.sectionName(of: entries[runStart].key)
             var runEnd = runStart + 1
-            while runEnd < entries.count, compiled.sectionName(of: entries[runEnd].key) == name { runEnd += 1 }
+            while runEnd < entries.count, compiled.sameSection(entries[runEnd].key, entries[runStart].key) { runEnd += 1 }
             sectionCounts[name, default: 0] += runEnd - runStart
             if sectionOrderKeys[name] == nil { sectionOrderKeys[name] = compiled.sectionOrderKey(of: entries[runStart].key) }
             runStart = runEnd

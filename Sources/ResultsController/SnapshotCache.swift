@@ -5,7 +5,7 @@ import SiteStore
 /// the same request (fingerprint), the same definitions of the tables it reads, and the same data generation.
 struct SnapshotCache {
     let database: Database
-    private static let formatVersion: UInt8 = 1
+    static let formatVersion: UInt8 = 2
 
     private func ensureTable() throws {
         try database.execute("""
@@ -39,6 +39,7 @@ struct SnapshotCache {
     }
 
     /// The cached entries when they match the request, the schema and `generation`; `nil` otherwise.
+    /// Their keys are ranges of the cached bytes, not copies.
     func restore(name: String, compiled: CompiledRequest, generation: Int64) throws -> [OrderedRows.Entry]? {
         guard try database.tableExists("results_controller_cache") else { return nil }
         let rows = try database.fetchAll(
@@ -47,15 +48,7 @@ struct SnapshotCache {
             row["schema"] == .text(try schemaFingerprint(compiled)), row["generation"]?.int64Value == generation,
             case .blob(let bytes)? = row["snapshot"]
         else { return nil }
-        var reader = SnapshotReader(bytes: bytes)
-        guard reader.byte() == Self.formatVersion, let count = reader.integer(), count >= 0 else { return nil }
-        var entries: [OrderedRows.Entry] = []
-        entries.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            guard let entry = reader.entry() else { return nil }
-            entries.append(entry)
-        }
-        return entries
+        return SnapshotReader(bytes: bytes).entries(keyCount: compiled.ordering.descriptors.count)
     }
 
     /// Marks the snapshot cached under `name` as current at `generation`: the changes since touched none of
@@ -76,7 +69,9 @@ struct SnapshotCache {
     }
 }
 
-/// Little-endian encoding of snapshot entries: id, version, key count, then each key value tagged by type.
+/// Snapshot bytes: the format version, the entry count (8 bytes, little-endian), then per entry its id
+/// (zigzag varint), its version (8 bytes), the length of its key (varint) and the key's bytes as
+/// `SortKey` encodes them, so that a restored key can be a range of the snapshot.
 private struct SnapshotWriter {
     var bytes: [UInt8] = []
 
@@ -86,62 +81,67 @@ private struct SnapshotWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
+    mutating func varint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
     mutating func entry(_ entry: OrderedRows.Entry) {
-        integer(entry.id)
+        varint(UInt64(bitPattern: (entry.id << 1) ^ (entry.id >> 63)))
         integer(entry.version)
-        byte(UInt8(entry.key.values.count))
-        for value in entry.key.values {
-            switch value {
-            case .null: byte(0)
-            case .integer(let number): byte(1); integer(number)
-            case .real(let number): byte(2); integer(Int64(bitPattern: number.bitPattern))
-            case .text(let text): byte(3); integer(Int64(text.utf8.count)); bytes.append(contentsOf: text.utf8)
-            case .blob(let blob): byte(4); integer(Int64(blob.count)); bytes.append(contentsOf: blob)
-            }
+        entry.key.withUnsafeBytes { key in
+            varint(UInt64(key.count))
+            bytes.append(contentsOf: key)
         }
     }
 }
 
+/// Reads what `SnapshotWriter` wrote, checking every length against the bytes: a damaged snapshot is
+/// `nil`, never a crash.
 private struct SnapshotReader {
     let bytes: [UInt8]
-    var position = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func byte() -> UInt8? {
-        guard position < bytes.count else { return nil }
-        defer { position += 1 }
-        return bytes[position]
-    }
-
-    mutating func integer() -> Int64? {
-        guard position + 8 <= bytes.count else { return nil }
-        var value: Int64 = 0
-        for index in 0..<8 { value |= Int64(bytes[position + index]) << (8 * index) }
-        position += 8
-        return value
-    }
-
-    mutating func entry() -> OrderedRows.Entry? {
-        guard let id = integer(), let version = integer(), let count = byte() else { return nil }
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            switch byte() {
-            case 0: values.append(.null)
-            case 1: guard let number = integer() else { return nil }; values.append(.integer(number))
-            case 2: guard let bits = integer() else { return nil }; values.append(.real(Double(bitPattern: UInt64(bitPattern: bits))))
-            case 3, 4:
-                let tag = bytes[position - 1]
-                guard let length = integer(), length >= 0, position + Int(length) <= bytes.count else { return nil }
+    func entries(keyCount: Int) -> [OrderedRows.Entry]? {
+        bytes.withUnsafeBytes { buffer -> [OrderedRows.Entry]? in
+            // Keys share the snapshot's bytes; past 4 GiB a key's range no longer fits its offsets.
+            guard buffer.count < Int(UInt32.max), buffer.count >= 9, buffer[0] == SnapshotCache.formatVersion else { return nil }
+            var count: UInt64 = 0
+            withUnsafeMutableBytes(of: &count) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[1..<9])) }
+            count = UInt64(littleEndian: count)
+            // Every entry takes at least 10 bytes: a count beyond that is damage, not a reason to reserve.
+            guard count <= UInt64(buffer.count / 10) else { return nil }
+            var entries: [OrderedRows.Entry] = []
+            entries.reserveCapacity(Int(count))
+            var position = 9
+            for _ in 0..<count {
+                guard let zigzag = varint(buffer, &position), position + 8 <= buffer.count else { return nil }
+                let id = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+                var version: Int64 = 0
+                withUnsafeMutableBytes(of: &version) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[position..<(position + 8)])) }
+                position += 8
+                guard let length = varint(buffer, &position), length <= UInt64(buffer.count - position) else { return nil }
                 let range = position..<(position + Int(length))
-                position += Int(length)
-                // Texts straight from the snapshot's bytes: a restore decodes hundreds of thousands of keys.
-                values.append(tag == 3 ? .text(bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) })
-                                       : .blob(Array(bytes[range])))
-            default: return nil
+                guard SortKey.validLength(of: UnsafeRawBufferPointer(rebasing: buffer[range]), count: keyCount) == range.count else { return nil }
+                position = range.upperBound
+                entries.append(OrderedRows.Entry(id: id, key: SortKey(sharing: bytes, range: range), version: Int64(littleEndian: version)))
             }
+            return position == buffer.count ? entries : nil
         }
-        return OrderedRows.Entry(id: id, key: SortKey(values), version: version)
+    }
+
+    private func varint(_ buffer: UnsafeRawBufferPointer, _ position: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        for shift in stride(from: UInt64(0), to: 70, by: 7) {
+            guard position < buffer.count else { return nil }
+            let byte = buffer[position]
+            position += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+        }
+        return nil
     }
 }

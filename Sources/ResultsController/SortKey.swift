@@ -1,137 +1,274 @@
 import Foundation
 import SiteStore
 
-/// The values a row sorts by, in the order of the request's sort descriptors.
-public struct SortKey: Sendable, Hashable {
-    /// One value per sort descriptor, in order.
-    public var values: [DatabaseValue]
+/// The values a row sorts by, in the order of the request's sort descriptors, encoded in a few bytes.
+///
+/// A controller holds a key for every row it lists, and a build restores hundreds of thousands of them
+/// from cached snapshots. Held as `[DatabaseValue]`, each key was an array and a string per text value:
+/// three allocations a row to restore and three to free. Encoded, a key fetched from SQLite is one
+/// allocation, and a key restored from a snapshot is a range of the snapshot's own bytes: none at all.
+/// Keys are compared in place (`RowOrdering`) and decoded only where a value is wanted (a section name).
+///
+/// Encoding, per value: a tag byte, then for an integer its zigzag varint, for a real its 8 bytes
+/// (little-endian bit pattern), for text and blobs a varint length and the bytes; NULL is the tag alone.
+public struct SortKey: Sendable {
+    /// The bytes the key is a range of: its own, or a whole snapshot's.
+    private let storage: [UInt8]
+    private let start: UInt32
+    private let end: UInt32
+
+    enum Tag: UInt8 {
+        case null = 0, integer, real, text, blob
+    }
 
     /// Makes a key of `values`.
     public init(_ values: [DatabaseValue]) {
-        self.values = values
+        var encoder = SortKey.Encoder()
+        for value in values { encoder.append(value) }
+        self = encoder.key()
+    }
+
+    /// A key that is `bytes[range]`, which must hold encoded values (`SortKey.validLength` checks them).
+    init(sharing bytes: [UInt8], range: Range<Int>) {
+        precondition(range.upperBound <= Int(UInt32.max), "a snapshot of over 4 GiB is read key by key")
+        storage = bytes
+        start = UInt32(range.lowerBound)
+        end = UInt32(range.upperBound)
+    }
+
+    /// The values, decoded (O(key); for callers that want them all).
+    public var values: [DatabaseValue] {
+        withUnsafeBytes { bytes in
+            var cursor = Cursor(bytes)
+            var values: [DatabaseValue] = []
+            while !cursor.isAtEnd { values.append(cursor.next().databaseValue) }
+            return values
+        }
+    }
+
+    /// The value at `index` (which must exist), decoded.
+    func value(at index: Int) -> DatabaseValue {
+        withUnsafeBytes { bytes in
+            var cursor = Cursor(bytes)
+            for _ in 0..<index { cursor.skip() }
+            return cursor.next().databaseValue
+        }
+    }
+
+    /// Whether the value at `index` is the same in both keys (same storage class and bytes).
+    func hasSameValue(at index: Int, as other: SortKey) -> Bool {
+        withUnsafeBytes { lhs in
+            other.withUnsafeBytes { rhs in
+                var left = Cursor(lhs), right = Cursor(rhs)
+                for _ in 0..<index {
+                    left.skip()
+                    right.skip()
+                }
+                let leftStart = left.position, rightStart = right.position
+                left.skip()
+                right.skip()
+                return Self.equalBytes(UnsafeRawBufferPointer(rebasing: lhs[leftStart..<left.position]),
+                                       UnsafeRawBufferPointer(rebasing: rhs[rightStart..<right.position]))
+            }
+        }
+    }
+
+    /// The key of the first `count` values (sharing this key's bytes).
+    func prefix(_ count: Int) -> SortKey {
+        let length = withUnsafeBytes { bytes in
+            var cursor = Cursor(bytes)
+            for _ in 0..<count where !cursor.isAtEnd { cursor.skip() }
+            return cursor.position
+        }
+        return SortKey(sharing: storage, range: Int(start)..<(Int(start) + length))
+    }
+
+    /// The encoded bytes, for a snapshot.
+    func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[Int(start)..<Int(end)])) }
+    }
+
+    /// The length of the encoded key at the start of `bytes` holding `count` values, or `nil` when
+    /// `bytes` does not begin with that many well-formed values (a damaged snapshot).
+    static func validLength(of bytes: UnsafeRawBufferPointer, count: Int) -> Int? {
+        var position = 0
+        for _ in 0..<count {
+            guard position < bytes.count, let tag = Tag(rawValue: bytes[position]) else { return nil }
+            position += 1
+            switch tag {
+            case .null: break
+            case .integer:
+                guard let end = varintEnd(bytes, from: position) else { return nil }
+                position = end
+            case .real:
+                guard position + 8 <= bytes.count else { return nil }
+                position += 8
+            case .text, .blob:
+                guard let end = varintEnd(bytes, from: position) else { return nil }
+                var cursor = Cursor(bytes, position: position)
+                let length = cursor.varint()
+                guard length <= UInt64(bytes.count - end) else { return nil }
+                position = end + Int(length)
+            }
+        }
+        return position
+    }
+
+    private static func varintEnd(_ bytes: UnsafeRawBufferPointer, from position: Int) -> Int? {
+        var position = position
+        for _ in 0..<10 {
+            guard position < bytes.count else { return nil }
+            defer { position += 1 }
+            if bytes[position] < 0x80 { return position + 1 }
+        }
+        return nil
+    }
+
+    static func equalBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard let left = lhs.baseAddress, let right = rhs.baseAddress, lhs.count > 0 else { return true }
+        return memcmp(left, right, lhs.count) == 0
     }
 }
 
-/// Orders rows exactly as SQLite's ORDER BY does for the same descriptors, then by id.
-///
-/// The controller places changed rows by binary search with this comparison instead of re-running the
-/// query, so it must agree with SQLite on every value: NULLs per `NULLS FIRST/LAST`, integers and reals
-/// compared as numbers, numbers before text, text by collation over UTF-8 bytes, blobs last by bytes.
-struct RowOrdering: Sendable {
-    /// SQLite's built-in collations, resolved once rather than per comparison.
-    enum Collation: Sendable {
-        case binary, noCase, rightTrim
+extension SortKey: Hashable {
+    public static func == (lhs: SortKey, rhs: SortKey) -> Bool {
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in equalBytes(left, right) } }
+    }
 
-        init(_ name: String?) {
-            switch name?.uppercased() {
-            case "NOCASE": self = .noCase
-            case "RTRIM": self = .rightTrim
-            default: self = .binary
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+extension SortKey {
+    /// Builds a key value by value.
+    struct Encoder {
+        private var bytes: [UInt8] = []
+
+        init() {
+            bytes.reserveCapacity(32)
+        }
+
+        mutating func append(_ value: DatabaseValue) {
+            switch value {
+            case .null: bytes.append(Tag.null.rawValue)
+            case .integer(let number): appendInteger(number)
+            case .real(let number): appendReal(number)
+            case .text(let text):
+                var text = text
+                text.withUTF8 { appendBytes(UnsafeRawBufferPointer($0), tag: .text) }
+            case .blob(let blob): blob.withUnsafeBytes { appendBytes($0, tag: .blob) }
+            }
+        }
+
+        /// Appends column `index` of the statement's current row as it is stored, without making a
+        /// `DatabaseValue` (a string) of it.
+        mutating func append(columnAt index: Int, of statement: Statement) {
+            switch statement.storageClass(at: index) {
+            case .null: bytes.append(Tag.null.rawValue)
+            case .integer: appendInteger(statement.int64(at: index))
+            case .real: appendReal(statement.double(at: index))
+            case .text: statement.withText(at: index) { appendBytes($0, tag: .text) }
+            case .blob: statement.withBlob(at: index) { appendBytes($0, tag: .blob) }
+            }
+        }
+
+        private mutating func appendInteger(_ number: Int64) {
+            bytes.append(Tag.integer.rawValue)
+            appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
+        }
+
+        private mutating func appendReal(_ number: Double) {
+            bytes.append(Tag.real.rawValue)
+            Swift.withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        private mutating func appendBytes(_ payload: UnsafeRawBufferPointer, tag: Tag) {
+            bytes.append(tag.rawValue)
+            appendVarint(UInt64(payload.count))
+            bytes.append(contentsOf: payload)
+        }
+
+        private mutating func appendVarint(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            bytes.append(UInt8(value))
+        }
+
+        func key() -> SortKey {
+            SortKey(sharing: bytes, range: 0..<bytes.count)
+        }
+    }
+
+    /// One value read in place: text and blobs point into the key's bytes.
+    enum EncodedValue {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(UnsafeRawBufferPointer)
+        case blob(UnsafeRawBufferPointer)
+
+        var databaseValue: DatabaseValue {
+            switch self {
+            case .null: return .null
+            case .integer(let number): return .integer(number)
+            case .real(let number): return .real(number)
+            case .text(let bytes): return .text(String(decoding: bytes, as: UTF8.self))
+            case .blob(let bytes): return .blob(Array(bytes))
             }
         }
     }
 
-    let descriptors: [SortDescriptor]
-    private let collations: [Collation]
+    /// Reads the values of well-formed encoded bytes one after another.
+    struct Cursor {
+        let bytes: UnsafeRawBufferPointer
+        private(set) var position: Int
 
-    init(descriptors: [SortDescriptor]) {
-        self.descriptors = descriptors
-        collations = descriptors.map { Collation($0.collation) }
-    }
-
-    /// Whether the row (`lhs`, `lhsID`) sorts before (`rhs`, `rhsID`).
-    func precedes(_ lhs: SortKey, _ lhsID: Int64, _ rhs: SortKey, _ rhsID: Int64) -> Bool {
-        for index in descriptors.indices {
-            let order = compare(lhs.values[index], rhs.values[index], at: index)
-            if order != 0 { return order < 0 }
+        init(_ bytes: UnsafeRawBufferPointer, position: Int = 0) {
+            self.bytes = bytes
+            self.position = position
         }
-        return lhsID < rhsID
-    }
 
-    /// -1, 0 or 1: how `lhs` compares to `rhs` under descriptor `index` (direction and NULL placement applied).
-    func compare(_ lhs: DatabaseValue, _ rhs: DatabaseValue, at index: Int) -> Int {
-        let descriptor = descriptors[index]
-        switch (lhs, rhs) {
-        case (.null, .null): return 0
-        case (.null, _): return descriptor.nulls == .first ? -1 : 1
-        case (_, .null): return descriptor.nulls == .first ? 1 : -1
-        default:
-            let order = Self.compareValues(lhs, rhs, collation: collations[index])
-            return descriptor.ascending ? order : -order
-        }
-    }
+        var isAtEnd: Bool { position >= bytes.count }
 
-    /// SQLite's comparison of two non-NULL values of any storage class.
-    static func compareValues(_ lhs: DatabaseValue, _ rhs: DatabaseValue, collation: Collation) -> Int {
-        switch (lhs, rhs) {
-        case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.integer(let a), .real(let b)): return compareNumbers(a, b)
-        case (.real(let a), .integer(let b)): return -compareNumbers(b, a)
-        case (.real(let a), .real(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.integer, _), (.real, _): return -1
-        case (_, .integer), (_, .real): return 1
-        case (.text(let a), .text(let b)): return compareText(a, b, collation: collation)
-        case (.text, _): return -1
-        case (_, .text): return 1
-        case (.blob(let a), .blob(let b)): return compareBytes(a, b)
-        default: return 0
-        }
-    }
-
-    private static func compareNumbers(_ integer: Int64, _ real: Double) -> Int {
-        let asReal = Double(integer)
-        if asReal < real { return -1 }
-        if asReal > real { return 1 }
-        // Equal as doubles: SQLite then compares exactly, which matters only beyond 2^53.
-        guard real.magnitude < 9.2e18 else { return 0 }
-        let truncated = Int64(real)
-        return integer < truncated ? -1 : (integer > truncated ? 1 : 0)
-    }
-
-    private static func compareText(_ a: String, _ b: String, collation: Collation) -> Int {
-        switch collation {
-        case .noCase: return compareBytes(a.utf8.lazy.map(foldASCII), b.utf8.lazy.map(foldASCII))
-        case .rightTrim: return compareBytes(trimmingTrailingSpaces(a.utf8), trimmingTrailingSpaces(b.utf8))
-        case .binary: return compareUTF8(a, b)
-        }
-    }
-
-    /// Byte order of two strings with `memcmp` over their contiguous UTF-8 (native strings always have it).
-    private static func compareUTF8(_ a: String, _ b: String) -> Int {
-        let result = a.utf8.withContiguousStorageIfAvailable { left in
-            b.utf8.withContiguousStorageIfAvailable { right -> Int in
-                let common = min(left.count, right.count)
-                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
-                    let order = memcmp(l, r, common)
-                    if order != 0 { return order < 0 ? -1 : 1 }
-                }
-                return left.count < right.count ? -1 : (left.count > right.count ? 1 : 0)
+        mutating func next() -> EncodedValue {
+            let tag = bytes[position]
+            position += 1
+            switch tag {
+            case Tag.integer.rawValue:
+                let zigzag = varint()
+                return .integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+            case Tag.real.rawValue:
+                var bits: UInt64 = 0
+                withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 8)])) }
+                position += 8
+                return .real(Double(bitPattern: UInt64(littleEndian: bits)))
+            case Tag.text.rawValue, Tag.blob.rawValue:
+                let length = Int(varint())
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])
+                position += length
+                return tag == Tag.text.rawValue ? .text(payload) : .blob(payload)
+            default:
+                return .null
             }
         }
-        return (result ?? nil) ?? compareBytes(a.utf8, b.utf8)
-    }
 
-    private static func foldASCII(_ byte: UInt8) -> UInt8 {
-        byte >= 65 && byte <= 90 ? byte + 32 : byte
-    }
+        mutating func skip() {
+            _ = next()
+        }
 
-    private static func trimmingTrailingSpaces(_ bytes: String.UTF8View) -> ArraySlice<UInt8> {
-        let array = Array(bytes)
-        var end = array.count
-        while end > 0, array[end - 1] == 32 { end -= 1 }
-        return array[..<end]
-    }
-
-    private static func compareBytes<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Int {
-        var left = a.makeIterator()
-        var right = b.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let x?, let y?) where x != y: return x < y ? -1 : 1
-            default: continue
+        mutating func varint() -> UInt64 {
+            var value: UInt64 = 0, shift: UInt64 = 0
+            while true {
+                let byte = bytes[position]
+                position += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
             }
         }
     }

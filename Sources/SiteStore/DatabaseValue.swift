@@ -6,6 +6,11 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
     case text(String)
     case blob([UInt8])
 
+    /// SQLite's five storage classes, the kinds of value a column of a row holds.
+    public enum StorageClass: Sendable {
+        case null, integer, real, text, blob
+    }
+
     /// The value as text, for templates and messages; `nil` when NULL or a blob.
     public var stringValue: String? {
         switch self {

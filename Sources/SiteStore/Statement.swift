@@ -117,6 +117,25 @@ public final class Statement {
         return body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
     }
 
+    /// The storage class of column `index` of the current row.
+    public func storageClass(at index: Int) -> DatabaseValue.StorageClass {
+        switch sqlite3_column_type(handle, Int32(index)) {
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_TEXT: return .text
+        case SQLITE_BLOB: return .blob
+        default: return .null
+        }
+    }
+
+    /// Calls `body` with the bytes of blob column `index` of the current row, without copying them.
+    public func withBlob<T>(at index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let column = Int32(index)
+        let base = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
+    }
+
     /// Whether column `index` of the current row is NULL.
     public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
 
