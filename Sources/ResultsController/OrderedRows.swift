@@ -23,19 +23,43 @@ struct OrderedRows: Sendable {
     private var lastIDs: [Int64] = []
     let ordering: RowOrdering
 
+    /// Half-full chunks leave room to insert without splitting at once.
+    static let initialChunkFill = chunkCapacity / 2
+
     init(ordering: RowOrdering, sortedEntries: [Entry]) {
-        self.ordering = ordering
+        var chunks: [[Entry]] = []
         var start = 0
-        // Half-full chunks leave room to insert without splitting at once.
-        let fill = Self.chunkCapacity / 2
         while start < sortedEntries.count {
-            let end = min(start + fill, sortedEntries.count)
+            let end = min(start + Self.initialChunkFill, sortedEntries.count)
             chunks.append(Array(sortedEntries[start..<end]))
             start = end
         }
+        self.init(ordering: ordering, chunks: chunks)
+    }
+
+    /// Rows already cut into chunks (none empty, at most `chunkCapacity` each), as a snapshot is read:
+    /// the entries are not copied again.
+    init(ordering: RowOrdering, chunks: [[Entry]]) {
+        self.ordering = ordering
+        self.chunks = chunks
         recomputeStarts(from: 0)
         lastKeys = chunks.map { $0[$0.count - 1].key }
         lastIDs = chunks.map { $0[$0.count - 1].id }
+    }
+
+    /// Where the entries with the given ids are, by id, found by one pass over all entries: cheaper than
+    /// keeping an index by id for a build that restores hundreds of thousands of entries and looks up a few.
+    func places(ofIDs ids: Set<Int64>) -> [Int64: (offset: Int, entry: Entry)] {
+        var found: [Int64: (offset: Int, entry: Entry)] = [:]
+        guard !ids.isEmpty else { return found }
+        found.reserveCapacity(ids.count)
+        for (number, chunk) in chunks.enumerated() {
+            for index in chunk.indices where ids.contains(chunk[index].id) {
+                found[chunk[index].id] = (chunkStarts[number] + index, chunk[index])
+                if found.count == ids.count { return found }
+            }
+        }
+        return found
     }
 
     var count: Int { chunks.isEmpty ? 0 : chunkStarts[chunks.count - 1] + chunks[chunks.count - 1].count }

@@ -41,15 +41,18 @@ extension ResultsController {
         // Rows whose sort key is unchanged keep their place among the others: they are anchors, never
         // moves, and an update when their content changed.
         var inPlace: [(id: Int64, oldOffset: Int)] = []
+        // Where each changed row was, found once: by its key when an index by id is kept, else in one pass.
+        let oldPlaces = keysByID.map { keys in
+            affected.reduce(into: [Int64: (offset: Int, entry: OrderedRows.Entry)]()) { found, id in
+                if let key = keys[id], let offset = rows.offset(ofKey: key, id: id) { found[id] = (offset, rows[offset]) }
+            }
+        } ?? rows.places(ofIDs: affected)
         for id in affected {
-            let old = entriesByID[id], new = fresh[id]
-            // Each changed row is located once, by its old key.
-            let oldOffset = old.flatMap { rows.offset(ofKey: $0.key, id: id) }
+            let old = oldPlaces[id]?.entry, oldOffset = oldPlaces[id]?.offset, new = fresh[id]
             if let old, let new, let oldOffset, old.key == new.key {
                 if comparesVersions ? old.version != new.version : updatedIDs.contains(id) { inPlace.append((id, oldOffset)) }
                 if old.version != new.version {
                     rows.replace(at: oldOffset, with: new)
-                    entriesByID[id] = new
                 }
                 continue
             }
@@ -67,12 +70,12 @@ extension ResultsController {
         let removedOffsets = removals.map(\.offset).sorted()
         rows.remove(descendingOffsets: removedOffsets.reversed())
         for removal in removals {
-            entriesByID[removal.entry.id] = nil
+            keysByID?[removal.entry.id] = nil
             count(removal.entry, by: -1)
         }
         rows.insert(contentsOf: insertions)
         for entry in insertions {
-            entriesByID[entry.id] = entry
+            keysByID?[entry.id] = entry.key
             count(entry, by: 1)
         }
         rebuildSections()

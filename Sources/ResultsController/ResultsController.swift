@@ -24,7 +24,10 @@ public final class ResultsController {
     let database: Database
     var compiled: CompiledRequest
     var rows: OrderedRows
-    var entriesByID: [Int64: OrderedRows.Entry] = [:]
+    /// Each row's sort key by id, made the first time a row is looked up by id and kept up to date from
+    /// then on; `nil` until then. A build restores hundreds of thousands of rows and looks up a few, which
+    /// `apply` finds in one pass over the rows instead.
+    var keysByID: [Int64: SortKey]?
     var sectionCounts: [String: Int] = [:]
     var sectionOrderKeys: [String: SortKey] = [:]
     /// The sections, in order.
@@ -74,7 +77,7 @@ public final class ResultsController {
         if let cacheName,
             let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: database.generation)
         {
-            install(restored)
+            install(OrderedRows(ordering: compiled.ordering, chunks: restored))
             generation = database.generation
             return
         }
@@ -88,7 +91,7 @@ public final class ResultsController {
         if let cacheName, let base = changeset.baseGeneration,
             let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: base)
         {
-            install(restored)
+            install(OrderedRows(ordering: compiled.ordering, chunks: restored))
             generation = base
             return try apply(changeset)
         }
@@ -98,7 +101,7 @@ public final class ResultsController {
 
     private func fetchAndCache() throws {
         let generation = database.generation
-        install(try fetchEntries(progress: nil))
+        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: nil)))
         self.generation = generation
         cacheIsStale = true
         if savesCacheAfterFetch { try persistCache() }
@@ -119,7 +122,7 @@ public final class ResultsController {
         } onCancel: {
             interrupter.interrupt()
         }
-        install(entries)
+        install(OrderedRows(ordering: compiled.ordering, sortedEntries: entries))
         self.generation = generation
         cacheIsStale = true
         try persistCache()
@@ -140,22 +143,30 @@ public final class ResultsController {
         return entries
     }
 
-    func install(_ entries: [OrderedRows.Entry]) {
-        rows = OrderedRows(ordering: compiled.ordering, sortedEntries: entries)
-        entriesByID = [:]
-        entriesByID.reserveCapacity(entries.count)
-        for entry in entries { entriesByID[entry.id] = entry }
+    func install(_ rows: OrderedRows) {
+        self.rows = rows
+        keysByID = nil
         sectionCounts = [:]
         sectionOrderKeys = [:]
         // Sections are contiguous runs in the sorted entries: count a run at a time, not a row at a time.
-        var runStart = 0
-        while runStart < entries.count {
-            let name = compiled.sectionName(of: entries[runStart].key)
-            var runEnd = runStart + 1
-            while runEnd < entries.count, compiled.sameSection(entries[runEnd].key, entries[runStart].key) { runEnd += 1 }
-            sectionCounts[name, default: 0] += runEnd - runStart
-            if sectionOrderKeys[name] == nil { sectionOrderKeys[name] = compiled.sectionOrderKey(of: entries[runStart].key) }
-            runStart = runEnd
+        if request.sectionKey == nil {
+            if rows.count > 0 { sectionCounts[""] = rows.count }
+        } else {
+            var runKey: SortKey?, runName = "", runLength = 0
+            for chunk in rows.chunks {
+                for entry in chunk {
+                    if let key = runKey, compiled.sameSection(entry.key, key) {
+                        runLength += 1
+                        continue
+                    }
+                    if runKey != nil { sectionCounts[runName, default: 0] += runLength }
+                    runName = compiled.sectionName(of: entry.key)
+                    runKey = entry.key
+                    runLength = 1
+                    if sectionOrderKeys[runName] == nil { sectionOrderKeys[runName] = compiled.sectionOrderKey(of: entry.key) }
+                }
+            }
+            if runKey != nil { sectionCounts[runName, default: 0] += runLength }
         }
         rebuildSections()
         batchCache.removeAll()
@@ -235,8 +246,18 @@ public final class ResultsController {
 
     /// The position of the row with `id` among all fetched rows.
     public func offset(of id: Int64) -> Int? {
-        guard let entry = entriesByID[id] else { return nil }
-        return rows.offset(ofKey: entry.key, id: id)
+        guard let key = indexedKeys()[id] else { return nil }
+        return rows.offset(ofKey: key, id: id)
+    }
+
+    /// `keysByID`, made now if it is not yet.
+    func indexedKeys() -> [Int64: SortKey] {
+        if let keysByID { return keysByID }
+        var keys: [Int64: SortKey] = [:]
+        keys.reserveCapacity(rows.count)
+        for chunk in rows.chunks { for entry in chunk { keys[entry.id] = entry.key } }
+        keysByID = keys
+        return keys
     }
 
     /// The section holding `offset`: the last one starting at or before it (empty declared sections
@@ -410,9 +431,9 @@ public final class ResultsController {
     /// before it is used. A hundred thousand entries (each with its sort key) took a seventh of a build
     /// with nothing to render to free on the thread that renders.
     public func releaseResults() {
-        let results = (rows, entriesByID, sectionOrderKeys)
+        let results = (rows, keysByID, sectionOrderKeys)
         rows = OrderedRows(ordering: compiled.ordering, sortedEntries: [])
-        entriesByID = [:]
+        keysByID = nil
         sectionOrderKeys = [:]
         sectionCounts = [:]
         sections = []
@@ -463,17 +484,18 @@ public final class ResultsController {
     func refetchAndDiff(updatedIDs: Set<Int64>, keysComparable: Bool, prepare: () -> Void = {}) throws -> Delta {
         let oldSections = sections
         let oldPlaces = currentPlaces()
-        let oldEntries = entriesByID
+        let oldKeys = indexedKeys()
         prepare()
         batchCache.removeAll()
-        install(try fetchEntries(progress: nil))
+        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: nil)))
+        let newKeys = indexedKeys()
         let newPlaces = currentPlaces()
         let comparesVersions = request.versionColumn != nil
         var candidates: [RowChangeRecord] = []
         var inPlace: [Delta.RowUpdate] = []
         for id in Set(oldPlaces.keys).union(newPlaces.keys) {
             let old = oldPlaces[id], new = newPlaces[id]
-            if keysComparable, let old, let new, oldEntries[id]?.key == entriesByID[id]?.key {
+            if keysComparable, let old, let new, oldKeys[id] == newKeys[id] {
                 if comparesVersions ? old.version != new.version : updatedIDs.contains(id) {
                     inPlace.append(.init(id: id, oldIndexPath: indexPath(ofOffset: old.offset, in: oldSections, sectionName: old.section),
                                          newIndexPath: indexPath(ofOffset: new.offset, in: sections, sectionName: new.section)))
@@ -505,7 +527,7 @@ public final class ResultsController {
             }
         }
         assert(sections.map(\.numberOfObjects).reduce(0, +) == rows.count)
-        assert(entriesByID.count == rows.count)
+        assert(keysByID == nil || keysByID!.count == rows.count)
         #endif
     }
 }

@@ -39,8 +39,8 @@ struct SnapshotCache {
     }
 
     /// The cached entries when they match the request, the schema and `generation`; `nil` otherwise.
-    /// Their keys are ranges of the cached bytes, not copies.
-    func restore(name: String, compiled: CompiledRequest, generation: Int64) throws -> [OrderedRows.Entry]? {
+    /// They come in `OrderedRows` chunks, and their keys are ranges of the cached bytes, not copies.
+    func restore(name: String, compiled: CompiledRequest, generation: Int64) throws -> [[OrderedRows.Entry]]? {
         guard try database.tableExists("results_controller_cache") else { return nil }
         let rows = try database.fetchAll(
             "SELECT fingerprint, schema, generation, snapshot FROM results_controller_cache WHERE name = ?", [.text(name)])
@@ -105,8 +105,8 @@ private struct SnapshotWriter {
 private struct SnapshotReader {
     let bytes: [UInt8]
 
-    func entries(keyCount: Int) -> [OrderedRows.Entry]? {
-        bytes.withUnsafeBytes { buffer -> [OrderedRows.Entry]? in
+    func entries(keyCount: Int) -> [[OrderedRows.Entry]]? {
+        bytes.withUnsafeBytes { buffer -> [[OrderedRows.Entry]]? in
             // Keys share the snapshot's bytes; past 4 GiB a key's range no longer fits its offsets.
             guard buffer.count < Int(UInt32.max), buffer.count >= 9, buffer[0] == SnapshotCache.formatVersion else { return nil }
             var count: UInt64 = 0
@@ -114,10 +114,17 @@ private struct SnapshotReader {
             count = UInt64(littleEndian: count)
             // Every entry takes at least 10 bytes: a count beyond that is damage, not a reason to reserve.
             guard count <= UInt64(buffer.count / 10) else { return nil }
-            var entries: [OrderedRows.Entry] = []
-            entries.reserveCapacity(Int(count))
+            let fill = OrderedRows.initialChunkFill
+            var chunks: [[OrderedRows.Entry]] = []
+            chunks.reserveCapacity((Int(count) + fill - 1) / fill)
+            var chunk: [OrderedRows.Entry] = []
             var position = 9
             for _ in 0..<count {
+                if chunk.count == fill {
+                    chunks.append(chunk)
+                    chunk = []
+                }
+                if chunk.isEmpty { chunk.reserveCapacity(fill) }
                 guard let zigzag = varint(buffer, &position), position + 8 <= buffer.count else { return nil }
                 let id = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
                 var version: Int64 = 0
@@ -127,9 +134,10 @@ private struct SnapshotReader {
                 let range = position..<(position + Int(length))
                 guard SortKey.validLength(of: UnsafeRawBufferPointer(rebasing: buffer[range]), count: keyCount) == range.count else { return nil }
                 position = range.upperBound
-                entries.append(OrderedRows.Entry(id: id, key: SortKey(sharing: bytes, range: range), version: Int64(littleEndian: version)))
+                chunk.append(OrderedRows.Entry(id: id, key: SortKey(sharing: bytes, range: range), version: Int64(littleEndian: version)))
             }
-            return position == buffer.count ? entries : nil
+            if !chunk.isEmpty { chunks.append(chunk) }
+            return position == buffer.count ? chunks : nil
         }
     }
 

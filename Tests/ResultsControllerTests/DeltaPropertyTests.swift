@@ -108,10 +108,17 @@ final class DeltaPropertyTests: XCTestCase {
             }
         }.changeset
 
+        // Half the time rows were looked up by id before the change: the index that makes is kept up to date.
+        let indexedByID = Bool.random(using: &random)
+        if indexedByID { _ = controller.indexPath(for: 1) }
         let delta = try controller.apply(changeset)
         let fresh = try ResultsController(database: database, request: request)
         try fresh.performFetch()
         let newLayout = tableLayout(fresh)
+        for id in touched.union(1...Int64(rowCount)) where controller.indexPath(for: id) != fresh.indexPath(for: id) {
+            throw Failure(description: "row \(id) is found at \(String(describing: controller.indexPath(for: id))), a fresh fetch lists it at "
+                          + "\(String(describing: fresh.indexPath(for: id))) (looked up by id before the change: \(indexedByID))")
+        }
 
         guard controller.snapshot == fresh.snapshot else {
             throw Failure(description: "the controller's snapshot differs from a fresh fetch\n request: \(request)\n got: \(tableLayout(controller))\n want: \(newLayout)")
