@@ -15,6 +15,9 @@ struct OrderedRows: Sendable {
     static let chunkCapacity = 1024
 
     private(set) var chunks: [[Entry]] = []
+    /// Each chunk's id in the snapshot cache, 0 for a chunk changed since it was last given one (and so
+    /// not saved as it is): the cache rewrites only those.
+    private(set) var chunkIDs: [Int64] = []
     /// The global offset of each chunk's first entry.
     private var chunkStarts: [Int] = []
     /// Each chunk's last key and id, kept apart so a search over chunks reads one contiguous array
@@ -34,14 +37,16 @@ struct OrderedRows: Sendable {
             chunks.append(Array(sortedEntries[start..<end]))
             start = end
         }
-        self.init(ordering: ordering, chunks: chunks)
+        self.init(ordering: ordering, chunks: chunks, chunkIDs: Array(repeating: 0, count: chunks.count))
     }
 
     /// Rows already cut into chunks (none empty, at most `chunkCapacity` each), as a snapshot is read:
     /// the entries are not copied again.
-    init(ordering: RowOrdering, chunks: [[Entry]]) {
+    init(ordering: RowOrdering, chunks: [[Entry]], chunkIDs: [Int64]) {
+        precondition(chunks.count == chunkIDs.count)
         self.ordering = ordering
         self.chunks = chunks
+        self.chunkIDs = chunkIDs
         recomputeStarts(from: 0)
         lastKeys = chunks.map { $0[$0.count - 1].key }
         lastIDs = chunks.map { $0[$0.count - 1].id }
@@ -98,6 +103,8 @@ struct OrderedRows: Sendable {
         let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
         chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
         chunks.insert(upper, at: chunk + 1)
+        chunkIDs.insert(0, at: chunk + 1)
+        chunkIDs[chunk] = 0
         chunkStarts.insert(0, at: chunk + 1)
         lastKeys.insert(upper[upper.count - 1].key, at: chunk + 1)
         lastIDs.insert(upper[upper.count - 1].id, at: chunk + 1)
@@ -106,8 +113,10 @@ struct OrderedRows: Sendable {
 
     private mutating func removeEntry(inChunk chunk: Int, at index: Int) {
         chunks[chunk].remove(at: index)
+        chunkIDs[chunk] = 0
         if chunks[chunk].isEmpty {
             chunks.remove(at: chunk)
+            chunkIDs.remove(at: chunk)
             chunkStarts.remove(at: chunk)
             lastKeys.remove(at: chunk)
             lastIDs.remove(at: chunk)
@@ -163,6 +172,7 @@ struct OrderedRows: Sendable {
         for entry in entries {
             if chunks.isEmpty {
                 chunks = [[entry]]
+                chunkIDs = [0]
                 chunkStarts = [0]
                 lastKeys = [entry.key]
                 lastIDs = [entry.id]
@@ -177,6 +187,7 @@ struct OrderedRows: Sendable {
                 if ordering.precedes(probe.key, probe.id, entry.key, entry.id) { lowEntry = middle + 1 } else { highEntry = middle }
             }
             chunks[chunk].insert(entry, at: lowEntry)
+            chunkIDs[chunk] = 0
             if lowEntry == chunks[chunk].count - 1 { refreshLast(chunk) }
             splitIfFull(chunk)
             lowestTouched = min(lowestTouched, chunk)
@@ -188,6 +199,18 @@ struct OrderedRows: Sendable {
     mutating func replace(at offset: Int, with entry: Entry) {
         let chunk = chunkIndex(containingOffset: offset)
         chunks[chunk][offset - chunkStarts[chunk]] = entry
+        chunkIDs[chunk] = 0
+    }
+
+    /// Gives every chunk changed since its last id a new one, from `next` on; returns the ids given.
+    mutating func assignChunkIDs(from next: inout Int64) -> Set<Int64> {
+        var given = Set<Int64>()
+        for index in chunkIDs.indices where chunkIDs[index] == 0 {
+            chunkIDs[index] = next
+            given.insert(next)
+            next += 1
+        }
+        return given
     }
 
     /// Removes the entry at `offset`.
@@ -206,7 +229,7 @@ struct OrderedRows: Sendable {
 
     /// Checks, in debug builds, that the kept last keys and ids match the chunks.
     func checkInvariants() {
-        assert(lastKeys.count == chunks.count && lastIDs.count == chunks.count)
+        assert(lastKeys.count == chunks.count && lastIDs.count == chunks.count && chunkIDs.count == chunks.count)
         assert(zip(chunks, lastIDs).allSatisfy { $0.last?.id == $1 })
     }
 

@@ -70,23 +70,69 @@ final class RowOrderingTests: XCTestCase {
         addTeardownBlock { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let database = try Database(path: path)
         try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, score REAL)")
-        for id in 1...30 {
+        for id in 1...1_500 {
             try database.execute("INSERT INTO items VALUES (?, ?, ?)", [.integer(Int64(id)), .text("item number \(id % 4)"), .real(Double(id % 3))])
         }
         let request = FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "name"), SortDescriptor(key: "score")])
-        let fetched = try ResultsController(database: database, request: request, cacheName: "items")
-        try fetched.performFetch()
-        let saved = try XCTUnwrap(database.fetchAll("SELECT snapshot FROM results_controller_cache").first?["snapshot"])
-        guard case .blob(let bytes) = saved else { return XCTFail("the snapshot is a blob") }
-        // Untracked, so a controller that lists row 31 fetched rather than restored.
-        try database.execute("INSERT INTO items VALUES (31, 'hidden', 1)")
-        // Cut anywhere, or with bytes after its end: refused (and fetched), never read past its end.
-        let damages = (0..<bytes.count).map { Array(bytes.prefix($0)) } + [bytes + [0], bytes + bytes]
-        for damaged in damages {
-            try database.execute("UPDATE results_controller_cache SET snapshot = ?", [.blob(damaged)])
+        try ResultsController(database: database, request: request, cacheName: "items").performFetch()
+        let header = try XCTUnwrap(database.fetchAll("SELECT snapshot FROM results_controller_cache").first?["snapshot"])
+        let chunks = try database.fetchAll("SELECT chunk, entries FROM results_controller_chunks ORDER BY chunk")
+        XCTAssertEqual(chunks.count, 3, "1,500 rows in chunks of 512")
+        guard case .blob(let headerBytes) = header, case .blob(let chunkBytes)? = chunks.first?["entries"],
+            let chunk = chunks.first?["chunk"]
+        else { return XCTFail("the header and the chunks are blobs") }
+        // Untracked, so a controller that lists row 1,501 fetched rather than restored.
+        try database.execute("INSERT INTO items VALUES (1501, 'hidden', 1)")
+        func restoresFromCache() throws -> Bool {
             let restored = try ResultsController(database: database, request: request, cacheName: "items")
             try restored.performFetch()
-            XCTAssertNotNil(restored.indexPath(for: 31), "a damaged snapshot (\(damaged.count) bytes of \(bytes.count)) was trusted")
+            return restored.indexPath(for: 1501) == nil
         }
+        XCTAssertTrue(try restoresFromCache(), "the cache as saved is used")
+        // Cut anywhere, or with bytes after its end: refused (and fetched), never read past its end.
+        for damaged in (0..<headerBytes.count).map({ Array(headerBytes.prefix($0)) }) + [headerBytes + [0], headerBytes + headerBytes] {
+            try database.execute("UPDATE results_controller_cache SET snapshot = ?", [.blob(damaged)])
+            try database.execute("UPDATE results_controller_chunks SET entries = ? WHERE chunk = ?", [.blob(chunkBytes), chunk])
+            XCTAssertFalse(try restoresFromCache(), "a damaged header (\(damaged.count) bytes of \(headerBytes.count)) was trusted")
+        }
+        for cut in stride(from: 0, to: chunkBytes.count, by: 97).map({ Array(chunkBytes.prefix($0)) }) + [chunkBytes + [0]] {
+            try database.execute("UPDATE results_controller_cache SET snapshot = ?", [.blob(headerBytes)])
+            try database.execute("UPDATE results_controller_chunks SET entries = ? WHERE chunk = ?", [.blob(cut), chunk])
+            XCTAssertFalse(try restoresFromCache(), "a damaged chunk (\(cut.count) bytes of \(chunkBytes.count)) was trusted")
+        }
+        try database.execute("UPDATE results_controller_cache SET snapshot = ?", [.blob(headerBytes)])
+        try database.execute("DELETE FROM results_controller_chunks WHERE chunk = ?", [chunk])
+        XCTAssertFalse(try restoresFromCache(), "a missing chunk is noticed")
+    }
+
+    func testAfterAChangeOnlyTheChunksItTouchedAreWrittenAgain() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rc-\(UUID().uuidString).sqlite").path
+        addTeardownBlock { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let database = try Database(path: path)
+        try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)")
+        for id in 1...5_000 { try database.execute("INSERT INTO items VALUES (?, ?)", [.integer(Int64(id)), .text(String(format: "item %05d", id))]) }
+        let request = FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "name")])
+        try ResultsController(database: database, request: request, cacheName: "items").performFetch()
+        func storedChunks() throws -> [Int64: DatabaseValue] {
+            try database.fetchAll("SELECT chunk, entries FROM results_controller_chunks").reduce(into: [:]) { $0[$1["chunk"]!.int64Value!] = $1["entries"] }
+        }
+        let before = try storedChunks()
+        XCTAssertEqual(before.count, 10)
+        let changeset = try database.trackingChanges {
+            try database.execute("INSERT INTO items VALUES (5001, 'item 02500a')")
+            try database.execute("DELETE FROM items WHERE id = 10")
+        }.changeset
+        let controller = try ResultsController(database: database, request: request, cacheName: "items")
+        try controller.performFetch(catchingUpWith: changeset)
+        try controller.persistCache()
+        let after = try storedChunks()
+        XCTAssertEqual(after.count, 10)
+        XCTAssertEqual(Set(before.keys).subtracting(after.keys).count, 2, "the two changed chunks are replaced")
+        for (chunk, entries) in after where before[chunk] != nil { XCTAssertEqual(before[chunk], entries) }
+        let restored = try ResultsController(database: database, request: request, cacheName: "items")
+        try restored.performFetch()
+        let fresh = try ResultsController(database: database, request: request)
+        try fresh.performFetch()
+        XCTAssertEqual(restored.snapshot, fresh.snapshot, "what the chunks hold is what a fetch lists")
     }
 }
