@@ -29,13 +29,13 @@ struct CollectionLoader {
 
     func load() throws -> Outcome {
         let plans = try config.collections.map { collection in
-            let (files, removed) = try files(of: collection)
+            let (files, unchanged, removed) = try files(of: collection)
             return CollectionPlan(collection: collection, schema: Self.schema(for: collection, listings: config.listings),
-                                  files: files, removed: removed)
+                                  files: files, unchangedFiles: unchanged, removed: removed)
         }
         var bytesToRead: Int64 = 0
         for plan in plans {
-            for file in plan.files where file.needsReading { bytesToRead += file.stat.size }
+            for file in plan.files { bytesToRead += file.stat.size }
         }
         func loadAll() throws -> Outcome {
             try store.transaction {
@@ -52,21 +52,20 @@ struct CollectionLoader {
     private struct CollectionPlan {
         let collection: CollectionConfig
         let schema: CollectionSchema
+        /// The files whose size or modification time changed since their last good load (or that are new),
+        /// in the loading order.
         let files: [FilePlan]
+        /// The others: read only into a rebuilt table.
+        let unchangedFiles: [FilePlan]
         /// Sources of the last load whose files are gone: their rows go.
         let removed: [String]
     }
 
     private struct FilePlan {
-        let root: URL
         let path: String
-        var url: URL { root.appendingPathComponent(path, isDirectory: false) }
         let stat: SiteStore.SourceFingerprint
         /// What the store recorded of it at its last load, if anything.
         let previous: SiteStore.SourceFingerprint?
-        /// Whether its size or modification time differ from its last good load (estimated before the
-        /// transaction: a schema change makes every file of the collection need reading).
-        let needsReading: Bool
         /// Which of the collection's source patterns found it first.
         let pattern: Int
 
@@ -78,11 +77,12 @@ struct CollectionLoader {
         }
     }
 
-    /// The collection's files as found now, and the sources of its last load that are gone.
-    private func files(of collection: CollectionConfig) throws -> ([FilePlan], [String]) {
+    /// The collection's files as found now (those to read, in the loading order, and the others), and the
+    /// sources of its last load that are gone.
+    private func files(of collection: CollectionConfig) throws -> ([FilePlan], [FilePlan], [String]) {
         // Only two patterns can name one file twice; one pattern's files are distinct already.
         var present: Set<String>? = collection.sources.count > 1 ? [] : nil
-        var plans: [FilePlan] = []
+        var toRead: [FilePlan] = [], unchanged: [FilePlan] = []
         let known = try store.fingerprints(ofCollection: collection.name)
         var foundRows = Set<Int64>()
         foundRows.reserveCapacity(known.count)
@@ -91,18 +91,24 @@ struct CollectionLoader {
                 let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
                 let previous = known[SiteStore.pathKey(entry.path)]
                 if let previous { foundRows.insert(previous.row) }
-                plans.append(FilePlan(root: root, path: entry.path, stat: stat, previous: previous,
-                                      needsReading: !Self.isUnchanged(stat, since: previous), pattern: number))
+                let plan = FilePlan(path: entry.path, stat: stat, previous: previous, pattern: number)
+                // Estimated before the transaction: a schema change makes every file need reading.
+                if Self.isUnchanged(stat, since: previous) { unchanged.append(plan) } else { toRead.append(plan) }
             }
         }
         // Only the files to read need an order (a rebuilt table puts all of them in it, `load(plan:)`):
         // sorting a folder of 100,000 records by name was 68 ms of the load of an incremental build that
-        // reads a few of them (decisions.md 21).
-        plans = plans.filter(\.needsReading).sorted(by: FilePlan.loadingOrder) + plans.filter { !$0.needsReading }
+        // reads a few of them (decisions.md 21). Kept apart, the unchanged ones are not copied again either.
+        toRead.sort(by: FilePlan.loadingOrder)
         // The sources the store knows that are gone, by their rows; their paths are read only when there are some.
         let gone = foundRows.count == known.count ? [] : known.values.map(\.row).filter { !foundRows.contains($0) }
         let removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone)
-        return (plans, removed)
+        return (toRead, unchanged, removed)
+    }
+
+    /// Where file `path` (relative to the site) is.
+    private func url(of path: String) -> URL {
+        root.appendingPathComponent(path, isDirectory: false)
     }
 
     /// Same size and modification time as a good load: not even read.
@@ -156,9 +162,10 @@ struct CollectionLoader {
         let statements = try store.rowStatements(for: schema)
         var changes = Changeset()
         // Every file is read into a rebuilt table, in the loading order.
-        let files = rebuilt ? plan.files.sorted(by: FilePlan.loadingOrder) : plan.files
+        let files = rebuilt ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
+        if !rebuilt { outcome.sourcesUnchanged += plan.unchangedFiles.count }
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
-        let small = files.filter { (rebuilt || $0.needsReading) && $0.stat.size <= Self.wholeFileLimit }
+        let small = files.filter { $0.stat.size <= Self.wholeFileLimit }
         let rootPath = root.path
         let readAhead = ReadAhead(count: small.count) { [self] index in
             // Files not in the page cache (a first build after a reboot, or after other work filled the
@@ -173,10 +180,6 @@ struct CollectionLoader {
         defer { readAhead.cancel() }
         for file in files {
             var fingerprint = file.stat
-            if !rebuilt && !file.needsReading {
-                outcome.sourcesUnchanged += 1
-                continue
-            }
             let previous = rebuilt ? nil : file.previous
             outcome.sourcesRead += 1
             do {
@@ -212,7 +215,7 @@ struct CollectionLoader {
                         continue
                     }
                     changes.merge(try store.replaceRows(of: file.path, using: statements, fingerprint: fingerprint) { rows in
-                        let result = try RowPipeline.load(source, from: file.url, into: rows, schema: schema,
+                        let result = try RowPipeline.load(source, from: url(of: file.path), into: rows, schema: schema,
                                                           size: fingerprint.size, progress: progress)
                         warnings = result.warnings
                         // Known once the file is read: the status recorded with the rows has it.
@@ -232,7 +235,7 @@ struct CollectionLoader {
                 try store.recordSourceStatus(file.path, collection: collection.name, failure: problem.description, fingerprint: fingerprint)
             }
         }
-        if plan.files.isEmpty {
+        if plan.files.isEmpty && plan.unchangedFiles.isEmpty {
             outcome.warnings.append(SourceError(file: "sitegen.yml",
                 reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
         }
@@ -295,7 +298,7 @@ struct CollectionLoader {
 
     /// The hash of a file's bytes, read a chunk at a time.
     private func hash(of file: FilePlan) throws(SourceError) -> Int64 {
-        var input = try SourceInput(contentsOf: file.url, displayName: file.path)
+        var input = try SourceInput(contentsOf: url(of: file.path), displayName: file.path)
         input.forEachChunk { _ in }
         return input.hash.signed
     }

@@ -561,14 +561,21 @@ struct PageRenderer {
         let base = escapeXML(config.baseURL)
         func urlset(_ pages: ArraySlice<String>) -> String {
             var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+            // Fifty thousand lines: grown once, and appended piece by piece rather than through a string
+            // made per line (together half of the sitemaps' time on the main thread).
+            sitemap.reserveCapacity(sitemap.utf8.count + pages.reduce(0) { $0 + $1.utf8.count } + pages.count * (base.utf8.count + 24) + 12)
             for page in pages {
                 let path = page.dropLast("index.html".count)
                 // Page paths are nearly always slugs with nothing to escape; escaping each cost a tenth of the main thread.
                 let plain = path.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "<")
                     && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "\"") }
-                sitemap += "<url><loc>" + base + (plain ? String(path) : escapeXML(String(path))) + "</loc></url>\n"
+                sitemap += "<url><loc>"
+                sitemap += base
+                if plain { sitemap += path } else { sitemap += escapeXML(String(path)) }
+                sitemap += "</loc></url>\n"
             }
-            return sitemap + "</urlset>\n"
+            sitemap += "</urlset>\n"
+            return sitemap
         }
 
         guard partCount > 0 else {
