@@ -16,7 +16,8 @@ struct OrderedRows: Sendable {
 
     private(set) var chunks: [[Entry]] = []
     /// Each chunk's id in the snapshot cache, 0 for a chunk changed since it was last given one (and so
-    /// not saved as it is): the cache rewrites only those.
+    /// not saved as it is): the cache rewrites only those. Ids are random, so that one is never given
+    /// twice under a cache name, not even after a fresh fetch that knows nothing of the stored chunks.
     private(set) var chunkIDs: [Int64] = []
     /// The global offset of each chunk's first entry.
     private var chunkStarts: [Int] = []
@@ -202,13 +203,16 @@ struct OrderedRows: Sendable {
         chunkIDs[chunk] = 0
     }
 
-    /// Gives every chunk changed since its last id a new one, from `next` on; returns the ids given.
-    mutating func assignChunkIDs(from next: inout Int64) -> Set<Int64> {
+    /// Gives every chunk changed since its last id a new one; returns the ids given.
+    mutating func assignChunkIDs() -> Set<Int64> {
         var given = Set<Int64>()
+        var used = Set(chunkIDs)
+        var random = SystemRandomNumberGenerator()
         for index in chunkIDs.indices where chunkIDs[index] == 0 {
-            chunkIDs[index] = next
-            given.insert(next)
-            next += 1
+            var id: Int64
+            repeat { id = Int64.random(in: 1...Int64.max, using: &random) } while !used.insert(id).inserted
+            chunkIDs[index] = id
+            given.insert(id)
         }
         return given
     }

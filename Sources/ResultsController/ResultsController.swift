@@ -37,9 +37,6 @@ public final class ResultsController {
     /// The database generation the results reflect; `nil` when unknown (untracked changes were applied).
     var generation: Int64?
     var cacheIsStale = false
-    /// The next id to give a changed chunk of the cached snapshot: a chunk gets a new id whenever it
-    /// changes, so a chunk whose id was not given since the last save is stored as it is.
-    var nextChunkID: Int64 = 1
     /// The cached entries are right but their generation is behind (a changeset touched none of the rows).
     var cacheGenerationIsStale = false
     /// Whether a fetch that found no usable cache writes its results to the cache at once. Off, the write
@@ -81,7 +78,6 @@ public final class ResultsController {
             let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: database.generation)
         {
             install(OrderedRows(ordering: compiled.ordering, chunks: restored.chunks, chunkIDs: restored.chunkIDs))
-            nextChunkID = restored.nextChunkID
             generation = database.generation
             return
         }
@@ -96,7 +92,6 @@ public final class ResultsController {
             let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: base)
         {
             install(OrderedRows(ordering: compiled.ordering, chunks: restored.chunks, chunkIDs: restored.chunkIDs))
-            nextChunkID = restored.nextChunkID
             generation = base
             return try apply(changeset)
         }
@@ -420,12 +415,9 @@ public final class ResultsController {
         case (false, let generation?):
             return { try SnapshotCache(database: $0).advance(name: cacheName, to: generation) }
         case (_, let generation?):
-            let newChunks = rows.assignChunkIDs(from: &nextChunkID)
-            let compiled = compiled, rows = rows, nextChunkID = nextChunkID
-            return {
-                try SnapshotCache(database: $0).save(name: cacheName, compiled: compiled, rows: rows, newChunks: newChunks,
-                                                     nextChunkID: nextChunkID, generation: generation)
-            }
+            let newChunks = rows.assignChunkIDs()
+            let compiled = compiled, rows = rows
+            return { try SnapshotCache(database: $0).save(name: cacheName, compiled: compiled, rows: rows, newChunks: newChunks, generation: generation) }
         case (_, nil):
             return { try SnapshotCache(database: $0).delete(name: cacheName) }
         }

@@ -9,13 +9,12 @@ import SiteStore
 /// (at 100,000 records, rewriting whole snapshots wrote 46 MB a build, twice over with the WAL).
 struct SnapshotCache {
     let database: Database
-    static let formatVersion: UInt8 = 3
+    static let formatVersion: UInt8 = 4
 
-    /// What a restore finds: the entries in chunks, each chunk's id, and the next id to give a chunk.
+    /// What a restore finds: the entries in chunks, and each chunk's id.
     struct Restored {
         var chunks: [[OrderedRows.Entry]]
         var chunkIDs: [Int64]
-        var nextChunkID: Int64
     }
 
     private func ensureTables() throws {
@@ -40,18 +39,18 @@ struct SnapshotCache {
         ).map { "\($0["name"]?.stringValue ?? ""): \($0["sql"]?.stringValue ?? "")" }.joined(separator: "\n")
     }
 
-    /// Saves `rows` under `name`: the chunks whose ids are in `newChunks` (given since the last save, so
-    /// not yet stored), the header listing every chunk, and no chunk of `name` that is no longer listed.
-    func save(name: String, compiled: CompiledRequest, rows: OrderedRows, newChunks: Set<Int64>, nextChunkID: Int64,
-              generation: Int64) throws {
+    /// Saves `rows` under `name`: the chunks whose ids are in `newChunks` (given since the last save) or
+    /// not stored (a save that failed), the header listing every chunk, and no chunk of `name` that is no
+    /// longer listed. A stored chunk with a listed id holds what it did when the id was given.
+    func save(name: String, compiled: CompiledRequest, rows: OrderedRows, newChunks: Set<Int64>, generation: Int64) throws {
         try ensureTables()
         let listed = Set(rows.chunkIDs)
-        let stale = try database.cachedStatement("SELECT chunk FROM results_controller_chunks WHERE name = ?")
-            .fetchAll([.text(name)]).compactMap { $0["chunk"]?.int64Value }.filter { !listed.contains($0) }
+        let stored = Set(try database.cachedStatement("SELECT chunk FROM results_controller_chunks WHERE name = ?")
+            .fetchAll([.text(name)]).compactMap { $0["chunk"]?.int64Value })
         let delete = try database.cachedStatement("DELETE FROM results_controller_chunks WHERE name = ? AND chunk = ?")
-        for chunk in stale { try delete.execute([.text(name), .integer(chunk)]) }
+        for chunk in stored where !listed.contains(chunk) { try delete.execute([.text(name), .integer(chunk)]) }
         let insert = try database.cachedStatement("INSERT OR REPLACE INTO results_controller_chunks (name, chunk, entries) VALUES (?, ?, ?)")
-        for (chunk, id) in zip(rows.chunks, rows.chunkIDs) where newChunks.contains(id) {
+        for (chunk, id) in zip(rows.chunks, rows.chunkIDs) where newChunks.contains(id) || !stored.contains(id) {
             var writer = SnapshotWriter()
             // About an id, a version and a short key per row: grown once, not doubled a dozen times.
             writer.bytes.reserveCapacity(chunk.count * 48)
@@ -62,7 +61,6 @@ struct SnapshotCache {
         var header = SnapshotWriter()
         header.byte(Self.formatVersion)
         header.integer(Int64(rows.count))
-        header.varint(UInt64(nextChunkID))
         header.varint(UInt64(rows.chunkIDs.count))
         for id in rows.chunkIDs { header.varint(UInt64(id)) }
         try database.execute(
@@ -100,7 +98,7 @@ struct SnapshotCache {
             return nil
         }
         guard let header, let layout = SnapshotReader.header(header) else { return nil }
-        var restored = Restored(chunks: [], chunkIDs: layout.chunkIDs, nextChunkID: layout.nextChunkID)
+        var restored = Restored(chunks: [], chunkIDs: layout.chunkIDs)
         restored.chunks.reserveCapacity(layout.chunkIDs.count)
         let keyCount = compiled.ordering.descriptors.count
         for id in layout.chunkIDs {
@@ -134,8 +132,8 @@ struct SnapshotCache {
 /// Thrown to end a read early: the first row already says the cache does not match.
 private struct StopReading: Error {}
 
-/// Snapshot bytes. The header: the format version, the entry count (8 bytes, little-endian), the next
-/// chunk id and the number of chunks (varints), then each chunk's id in order (varints). A chunk: its
+/// Snapshot bytes. The header: the format version, the entry count (8 bytes, little-endian), the number
+/// of chunks (varint), then each chunk's id in order (varints). A chunk: its
 /// entry count (varint), then per entry its id (zigzag varint), its version (8 bytes), the length of its
 /// key (varint) and the key's bytes as `SortKey` encodes them, so that a restored key can be a range of
 /// the chunk's bytes.
@@ -170,25 +168,23 @@ private struct SnapshotWriter {
 /// Reads what `SnapshotWriter` wrote, checking every length against the bytes: damage is `nil`, never a
 /// crash.
 private enum SnapshotReader {
-    /// The header's entry count, next chunk id and chunk ids.
-    static func header(_ bytes: [UInt8]) -> (count: Int, nextChunkID: Int64, chunkIDs: [Int64])? {
+    /// The header's entry count and chunk ids.
+    static func header(_ bytes: [UInt8]) -> (count: Int, chunkIDs: [Int64])? {
         bytes.withUnsafeBytes { buffer in
             guard buffer.count >= 9, buffer[0] == SnapshotCache.formatVersion else { return nil }
             var count: UInt64 = 0
             withUnsafeMutableBytes(of: &count) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[1..<9])) }
             var position = 9
-            guard let next = varint(buffer, &position), let chunkCount = varint(buffer, &position),
-                chunkCount <= UInt64(buffer.count - position), next <= UInt64(Int64.max)
-            else { return nil }
+            guard let chunkCount = varint(buffer, &position), chunkCount <= UInt64(buffer.count - position) else { return nil }
             var ids: [Int64] = []
             ids.reserveCapacity(Int(chunkCount))
             for _ in 0..<chunkCount {
-                guard let id = varint(buffer, &position), id < next else { return nil }
+                guard let id = varint(buffer, &position), id > 0, id <= UInt64(Int64.max) else { return nil }
                 ids.append(Int64(id))
             }
             let entries = UInt64(littleEndian: count)
             guard position == buffer.count, entries <= UInt64(Int.max), Set(ids).count == ids.count else { return nil }
-            return (Int(entries), Int64(next), ids)
+            return (Int(entries), ids)
         }
     }
 

@@ -134,5 +134,23 @@ final class RowOrderingTests: XCTestCase {
         let fresh = try ResultsController(database: database, request: request)
         try fresh.performFetch()
         XCTAssertEqual(restored.snapshot, fresh.snapshot, "what the chunks hold is what a fetch lists")
+
+        // A save whose write never ran (it failed), then another change: the next save writes the chunks
+        // the store lacks as well as the ones changed since.
+        let changed = try database.trackingChanges { try database.execute("INSERT INTO items VALUES (5003, 'item 04000a')") }.changeset
+        try controller.apply(changed)
+        XCTAssertNotNil(controller.pendingCacheWrite(), "a write, dropped")
+        let again = try database.trackingChanges { try database.execute("DELETE FROM items WHERE id = 3000") }.changeset
+        try controller.apply(again)
+        try controller.persistCache()
+        // Untracked, so only a controller that fetched lists it.
+        try database.execute("INSERT INTO items VALUES (5004, 'hidden')")
+        let afterLostWrite = try ResultsController(database: database, request: request, cacheName: "items")
+        try afterLostWrite.performFetch()
+        XCTAssertNil(afterLostWrite.indexPath(for: 5004), "restored from the cache, not fetched")
+        try database.execute("DELETE FROM items WHERE id = 5004")
+        let current = try ResultsController(database: database, request: request)
+        try current.performFetch()
+        XCTAssertEqual(afterLostWrite.snapshot, current.snapshot)
     }
 }
