@@ -395,7 +395,8 @@ public final class ResultsController {
         let (stale, generationStale) = (cacheIsStale, cacheGenerationIsStale)
         guard let write = pendingCacheWrite() else { return }
         do {
-            try write(database)
+            // One commit for the header and its chunks, not one per statement.
+            try database.transaction { try write(database) }
         } catch {
             // Not written: the next call tries again.
             (cacheIsStale, cacheGenerationIsStale) = (stale, generationStale)

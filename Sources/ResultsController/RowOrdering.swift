@@ -81,14 +81,16 @@ struct RowOrdering: Sendable {
         }
     }
 
+    /// An integer against a real, exactly, as SQLite's `sqlite3IntFloatCompare` does: a real beyond the
+    /// integers' range is beyond every integer; else the integer is compared with the real's integer part,
+    /// then (when they are equal) with the real itself.
     private static func compareNumbers(_ integer: Int64, _ real: Double) -> Int {
-        let asReal = Double(integer)
-        if asReal < real { return -1 }
-        if asReal > real { return 1 }
-        // Equal as doubles: SQLite then compares exactly, which matters only beyond 2^53.
-        guard real.magnitude < 9.2e18 else { return 0 }
+        if real < -9_223_372_036_854_775_808.0 { return 1 }
+        if real >= 9_223_372_036_854_775_808.0 { return -1 }
         let truncated = Int64(real)
-        return integer < truncated ? -1 : (integer > truncated ? 1 : 0)
+        if integer != truncated { return integer < truncated ? -1 : 1 }
+        let asReal = Double(integer)
+        return asReal < real ? -1 : (asReal > real ? 1 : 0)
     }
 
     private static func compareText(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, collation: Collation) -> Int {
@@ -96,8 +98,12 @@ struct RowOrdering: Sendable {
         case .binary: return compareBytes(a, b)
         case .rightTrim: return compareBytes(trimmingTrailingSpaces(a), trimmingTrailingSpaces(b))
         case .noCase:
-            for (x, y) in zip(a, b) {
-                let (left, right) = (foldASCII(x), foldASCII(y))
+            // SQLite's NOCASE stops at a NUL in the first text (`sqlite3StrNICmp`), then compares lengths.
+            let common = min(a.count, b.count)
+            var index = 0
+            while index < common, a[index] != 0, foldASCII(a[index]) == foldASCII(b[index]) { index += 1 }
+            if index < common {
+                let (left, right) = (foldASCII(a[index]), foldASCII(b[index]))
                 if left != right { return left < right ? -1 : 1 }
             }
             return a.count < b.count ? -1 : (a.count > b.count ? 1 : 0)
