@@ -60,7 +60,7 @@ struct SnapshotCache {
         }
         var header = SnapshotWriter()
         header.byte(Self.formatVersion)
-        header.integer(Int64(rows.count))
+        header.word(Int64(rows.count))
         header.varint(UInt64(rows.chunkIDs.count))
         for id in rows.chunkIDs { header.varint(UInt64(id)) }
         try database.execute(
@@ -132,32 +132,22 @@ struct SnapshotCache {
 /// Thrown to end a read early: the first row already says the cache does not match.
 private struct StopReading: Error {}
 
-/// Snapshot bytes. The header: the format version, the entry count (8 bytes, little-endian), the number
-/// of chunks (varint), then each chunk's id in order (varints). A chunk: its
-/// entry count (varint), then per entry its id (zigzag varint), its version (8 bytes), the length of its
-/// key (varint) and the key's bytes as `SortKey` encodes them, so that a restored key can be a range of
-/// the chunk's bytes.
+/// Snapshot bytes (`ByteCoding`). The header: the format version, the entry count (an 8-byte word), the
+/// number of chunks (varint), then each chunk's id in order (varints). A chunk: its entry count (varint),
+/// then per entry its id (zigzag varint), its version (a word), the length of its key (varint) and the
+/// key's bytes as `SortKey` encodes them, so that a restored key can be a range of the chunk's bytes.
 private struct SnapshotWriter {
     var bytes: [UInt8] = []
 
     mutating func byte(_ value: UInt8) { bytes.append(value) }
 
-    mutating func integer(_ value: Int64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
+    mutating func word(_ value: Int64) { ByteCoding.appendWord(UInt64(bitPattern: value), to: &bytes) }
 
-    mutating func varint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
+    mutating func varint(_ value: UInt64) { ByteCoding.appendVarint(value, to: &bytes) }
 
     mutating func entry(_ entry: OrderedRows.Entry) {
-        varint(UInt64(bitPattern: (entry.id << 1) ^ (entry.id >> 63)))
-        integer(entry.version)
+        varint(ByteCoding.zigzag(entry.id))
+        word(entry.version)
         entry.key.withUnsafeBytes { key in
             varint(UInt64(key.count))
             bytes.append(contentsOf: key)
@@ -171,19 +161,18 @@ private enum SnapshotReader {
     /// The header's entry count and chunk ids.
     static func header(_ bytes: [UInt8]) -> (count: Int, chunkIDs: [Int64])? {
         bytes.withUnsafeBytes { buffer in
-            guard buffer.count >= 9, buffer[0] == SnapshotCache.formatVersion else { return nil }
-            var count: UInt64 = 0
-            withUnsafeMutableBytes(of: &count) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[1..<9])) }
-            var position = 9
-            guard let chunkCount = varint(buffer, &position), chunkCount <= UInt64(buffer.count - position) else { return nil }
+            var position = 1
+            guard buffer.first == SnapshotCache.formatVersion, let entries = ByteCoding.readWord(buffer, at: &position),
+                entries <= UInt64(Int.max), let chunkCount = ByteCoding.readVarint(buffer, at: &position),
+                chunkCount <= UInt64(buffer.count - position)
+            else { return nil }
             var ids: [Int64] = []
             ids.reserveCapacity(Int(chunkCount))
             for _ in 0..<chunkCount {
-                guard let id = varint(buffer, &position), id > 0, id <= UInt64(Int64.max) else { return nil }
+                guard let id = ByteCoding.readVarint(buffer, at: &position), id > 0, id <= UInt64(Int64.max) else { return nil }
                 ids.append(Int64(id))
             }
-            let entries = UInt64(littleEndian: count)
-            guard position == buffer.count, entries <= UInt64(Int.max), Set(ids).count == ids.count else { return nil }
+            guard position == buffer.count, Set(ids).count == ids.count else { return nil }
             return (Int(entries), ids)
         }
     }
@@ -195,36 +184,22 @@ private enum SnapshotReader {
             guard buffer.count < Int(UInt32.max) else { return nil }
             var position = 0
             // A chunk holds 1 to `chunkCapacity` entries, each of at least 10 bytes.
-            guard let count = varint(buffer, &position), count > 0, count <= UInt64(OrderedRows.chunkCapacity),
+            guard let count = ByteCoding.readVarint(buffer, at: &position), count > 0, count <= UInt64(OrderedRows.chunkCapacity),
                 count <= UInt64(buffer.count / 10)
             else { return nil }
             var entries: [OrderedRows.Entry] = []
             entries.reserveCapacity(Int(count))
             for _ in 0..<count {
-                guard let zigzag = varint(buffer, &position), position + 8 <= buffer.count else { return nil }
-                let id = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-                var version: Int64 = 0
-                withUnsafeMutableBytes(of: &version) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[position..<(position + 8)])) }
-                position += 8
-                guard let length = varint(buffer, &position), length <= UInt64(buffer.count - position) else { return nil }
+                guard let id = ByteCoding.readVarint(buffer, at: &position), let version = ByteCoding.readWord(buffer, at: &position),
+                    let length = ByteCoding.readVarint(buffer, at: &position), length <= UInt64(buffer.count - position)
+                else { return nil }
                 let range = position..<(position + Int(length))
                 guard SortKey.validLength(of: UnsafeRawBufferPointer(rebasing: buffer[range]), count: keyCount) == range.count else { return nil }
                 position = range.upperBound
-                entries.append(OrderedRows.Entry(id: id, key: SortKey(sharing: bytes, range: range), version: Int64(littleEndian: version)))
+                entries.append(OrderedRows.Entry(id: ByteCoding.unzigzag(id), key: SortKey(sharing: bytes, range: range),
+                                                 version: Int64(bitPattern: version)))
             }
             return position == buffer.count ? entries : nil
         }
-    }
-
-    private static func varint(_ buffer: UnsafeRawBufferPointer, _ position: inout Int) -> UInt64? {
-        var value: UInt64 = 0
-        for shift in stride(from: UInt64(0), to: 70, by: 7) {
-            guard position < buffer.count else { return nil }
-            let byte = buffer[position]
-            position += 1
-            value |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-        }
-        return nil
     }
 }

@@ -98,30 +98,15 @@ public struct SortKey: Sendable {
             switch tag {
             case .null: break
             case .integer:
-                guard let end = varintEnd(bytes, from: position) else { return nil }
-                position = end
+                guard ByteCoding.readVarint(bytes, at: &position) != nil else { return nil }
             case .real:
-                guard position + 8 <= bytes.count else { return nil }
-                position += 8
+                guard ByteCoding.readWord(bytes, at: &position) != nil else { return nil }
             case .text, .blob:
-                guard let end = varintEnd(bytes, from: position) else { return nil }
-                var cursor = Cursor(bytes, position: position)
-                let length = cursor.varint()
-                guard length <= UInt64(bytes.count - end) else { return nil }
-                position = end + Int(length)
+                guard let length = ByteCoding.readVarint(bytes, at: &position), length <= UInt64(bytes.count - position) else { return nil }
+                position += Int(length)
             }
         }
         return position
-    }
-
-    private static func varintEnd(_ bytes: UnsafeRawBufferPointer, from position: Int) -> Int? {
-        var position = position
-        for _ in 0..<10 {
-            guard position < bytes.count else { return nil }
-            defer { position += 1 }
-            if bytes[position] < 0x80 { return position + 1 }
-        }
-        return nil
     }
 
     static func equalBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
@@ -176,27 +161,18 @@ extension SortKey {
 
         private mutating func appendInteger(_ number: Int64) {
             bytes.append(Tag.integer.rawValue)
-            appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
+            ByteCoding.appendVarint(ByteCoding.zigzag(number), to: &bytes)
         }
 
         private mutating func appendReal(_ number: Double) {
             bytes.append(Tag.real.rawValue)
-            Swift.withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+            ByteCoding.appendWord(number.bitPattern, to: &bytes)
         }
 
         private mutating func appendBytes(_ payload: UnsafeRawBufferPointer, tag: Tag) {
             bytes.append(tag.rawValue)
-            appendVarint(UInt64(payload.count))
+            ByteCoding.appendVarint(UInt64(payload.count), to: &bytes)
             bytes.append(contentsOf: payload)
-        }
-
-        private mutating func appendVarint(_ value: UInt64) {
-            var value = value
-            while value >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-                value >>= 7
-            }
-            bytes.append(UInt8(value))
         }
 
         func key() -> SortKey {
@@ -223,14 +199,14 @@ extension SortKey {
         }
     }
 
-    /// Reads the values of well-formed encoded bytes one after another.
+    /// Reads the values of well-formed encoded bytes one after another (a key made by `Encoder`, or
+    /// restored after `validLength` checked it).
     struct Cursor {
         let bytes: UnsafeRawBufferPointer
-        private(set) var position: Int
+        private(set) var position = 0
 
-        init(_ bytes: UnsafeRawBufferPointer, position: Int = 0) {
+        init(_ bytes: UnsafeRawBufferPointer) {
             self.bytes = bytes
-            self.position = position
         }
 
         var isAtEnd: Bool { position >= bytes.count }
@@ -240,15 +216,11 @@ extension SortKey {
             position += 1
             switch tag {
             case Tag.integer.rawValue:
-                let zigzag = varint()
-                return .integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+                return .integer(ByteCoding.unzigzag(ByteCoding.readVarint(bytes, at: &position)!))
             case Tag.real.rawValue:
-                var bits: UInt64 = 0
-                withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 8)])) }
-                position += 8
-                return .real(Double(bitPattern: UInt64(littleEndian: bits)))
+                return .real(Double(bitPattern: ByteCoding.readWord(bytes, at: &position)!))
             case Tag.text.rawValue, Tag.blob.rawValue:
-                let length = Int(varint())
+                let length = Int(ByteCoding.readVarint(bytes, at: &position)!)
                 let payload = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])
                 position += length
                 return tag == Tag.text.rawValue ? .text(payload) : .blob(payload)
@@ -259,17 +231,6 @@ extension SortKey {
 
         mutating func skip() {
             _ = next()
-        }
-
-        mutating func varint() -> UInt64 {
-            var value: UInt64 = 0, shift: UInt64 = 0
-            while true {
-                let byte = bytes[position]
-                position += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
         }
     }
 }

@@ -70,8 +70,8 @@ struct CollectionLoader {
         let pattern: Int
 
         /// The order files are read and stored in: pattern by pattern, each pattern's files by path. New
-        /// rows take ids in this order, and ties in a listing's sort fall to the ids, so it never depends
-        /// on the order in which the file system lists a folder.
+        /// rows take ids in this order, so it never depends on the order in which the file system lists a
+        /// folder (and rows of one line of one file, which tie on every sort field, fall to their ids).
         static func loadingOrder(_ a: FilePlan, _ b: FilePlan) -> Bool {
             a.pattern != b.pattern ? a.pattern < b.pattern : a.path < b.path
         }

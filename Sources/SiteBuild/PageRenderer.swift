@@ -58,7 +58,7 @@ struct PageRenderer {
         let presenter = RecordPresenter(collection: collection, config: config)
         var request = FetchRequest(
             table: listing.from, idColumn: "_id", filter: listing.filter,
-            sortDescriptors: listing.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) } + Self.tieBreakers.map { SortDescriptor(key: $0) },
+            sortDescriptors: Self.sortDescriptors(listing.sort),
             relationships: collection.joins, sectionKey: listing.section,
             sectionOrder: listing.section != nil && !listing.sectionDeclarations.isEmpty ? listing.sectionDeclarations : nil,
             showsEmptySections: listing.showsEmptySections,
@@ -70,8 +70,7 @@ struct PageRenderer {
             request.table = CollectionSchema.listTable(collection.name, taxonomy)
             request.relationships = [Relationship(name: "record", table: collection.name, foreignKey: "record_id", targetKey: "_id")]
             request.prefetchedRelationships = ["record"]
-            request.sortDescriptors = listing.sort.map { SortDescriptor(key: $0.field == "value" ? "value" : "record." + $0.field, ascending: $0.ascending) }
-                + Self.tieBreakers.map { SortDescriptor(key: "record." + $0) }
+            request.sortDescriptors = Self.sortDescriptors(listing.sort, ofRecordsAs: "record.")
             request.filter = listing.filter.map { "record_id IN (SELECT _id FROM \(quoteIdentifier(collection.name)) WHERE \($0))" }
             recordRow = { row in
                 let indices = row.columns.indices.filter { row.columns[$0].hasPrefix("record.") }
@@ -315,7 +314,7 @@ struct PageRenderer {
         guard let detail = collection.detail else { return ([], nil) }
         let presenter = RecordPresenter(collection: collection, config: config)
         let primary = config.listings.first { $0.from == collection.name && $0.taxonomy == nil }
-        let sort = primary.map { $0.sort.map { SortDescriptor(key: $0.field, ascending: $0.ascending) } + Self.tieBreakers.map { SortDescriptor(key: $0) } } ?? [SortDescriptor(key: "_key")]
+        let sort = primary.map { Self.sortDescriptors($0.sort) } ?? [SortDescriptor(key: "_key")]
         let (controller, delta) = try fetch(primary?.name ?? collection.name, FetchRequest(
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
             versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
@@ -597,9 +596,15 @@ struct PageRenderer {
     /// file, then line. Without them ties fell to the row ids, which a clean build gives in that order and
     /// an incremental build gives new rows after all the others: the two listed a record added beside
     /// others of the same date in different places. Rows of one line of one file (a minified JSON array)
-    /// still fall to their ids. Both are sort keys of every cached entry: the 100,000-record mutation round
-    /// reads and writes twice the bytes of snapshots (decisions.md 21).
+    /// still fall to their ids. Both are sort keys of every cached entry (decisions.md 21 and 22).
     private static let tieBreakers = ["_source", "_line"]
+
+    /// The controller's order for a listing's `sort`, then the tie-breakers. `prefix` names the records'
+    /// table where the listing reads another (a taxonomy's `value` is its own column).
+    private static func sortDescriptors(_ sort: [(field: String, ascending: Bool)], ofRecordsAs prefix: String = "") -> [FetchRequest.SortDescriptor] {
+        sort.map { SortDescriptor(key: $0.field == "value" ? "value" : prefix + $0.field, ascending: $0.ascending) }
+            + tieBreakers.map { SortDescriptor(key: prefix + $0) }
+    }
 
     private static func neighbour(_ link: (title: String, path: String?), _ presenter: RecordPresenter) -> [String: Any] {
         ["title": link.title, "url": link.path.map(presenter.url) ?? ""]
