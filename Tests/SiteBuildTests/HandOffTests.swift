@@ -1,6 +1,7 @@
 import Foundation
 @testable import SiteBuild
 @testable import SiteRender
+import TestSupport
 import XCTest
 
 /// The two hand-offs between threads of a build: the read-ahead of source files (results in order, never
@@ -63,6 +64,28 @@ final class HandOffTests: XCTestCase {
         // window (cancel ignored) would hold it for ever.
         for _ in 0..<200 where gone != nil { usleep(10_000) }
         XCTAssertNil(gone, "the reader went on after being cancelled")
+    }
+
+    func testTheRenderQueuesFIFOTakesInTheOrderItWasGivenWhateverTheInterleaving() {
+        var generator = SeededGenerator(seed: 7)
+        for _ in 0..<50 {
+            var fifo = FIFO<Int>(), oracle: [Int] = [], next = 0
+            for _ in 0..<Int.random(in: 1...300, using: &generator) {
+                if Bool.random(using: &generator) || Int.random(in: 0..<4, using: &generator) == 0 {
+                    for _ in 0..<Int.random(in: 1...5, using: &generator) {
+                        fifo.append(next)
+                        oracle.append(next)
+                        next += 1
+                    }
+                } else {
+                    XCTAssertEqual(fifo.removeFirst(), oracle.isEmpty ? nil : oracle.removeFirst())
+                }
+                XCTAssertEqual(fifo.count, oracle.count)
+                XCTAssertEqual(fifo.isEmpty, oracle.isEmpty)
+            }
+            while let first = fifo.removeFirst() { XCTAssertEqual(first, oracle.removeFirst()) }
+            XCTAssertTrue(oracle.isEmpty)
+        }
     }
 
     func testRenderQueueWritesEveryPageThroughASmallQueue() throws {
