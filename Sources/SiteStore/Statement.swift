@@ -41,7 +41,10 @@ public final class Statement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
             case .real(let number): code = sqlite3_bind_double(handle, index, number)
-            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, SQLITE_TRANSIENT)
+            case .text(let text):
+                // Not the implicit String-to-pointer conversion: for a string of up to 15 bytes (a key, a date,
+                // a state, a tag) that allocates a copy; `withCString` lends those from the stack.
+                code = text.withCString { sqlite3_bind_text(handle, index, $0, -1, SQLITE_TRANSIENT) }
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
