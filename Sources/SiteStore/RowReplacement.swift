@@ -135,14 +135,16 @@ extension SiteStore {
     }
 
     /// `replaceRows(of:in:fingerprint:_:)` with statements prepared once for many sources of a collection.
+    /// Without `inSavepoint`, a failure leaves what was written so far: the caller's own `savepoint` must undo it.
     public func replaceRows(of source: String, using statements: RowStatements, fingerprint: SourceFingerprint? = nil,
-                            _ body: (RowReplacement) throws -> Void) throws -> Changeset
+                            inSavepoint: Bool = true, _ body: (RowReplacement) throws -> Void) throws -> Changeset
     {
-        try savepoint {
+        func replace() throws -> Changeset {
             let replacement = try RowReplacement(store: self, source: source, statements: statements, fingerprint: fingerprint)
             try body(replacement)
             return try replacement.finish()
         }
+        return inSavepoint ? try savepoint(replace) : try replace()
     }
 }
 

@@ -254,19 +254,31 @@ public final class SiteStore {
     private var savepointDepth = 0
 
     /// Runs `body` in a savepoint: all of it or, when it throws, none of it.
-    func savepoint<T>(_ body: () throws -> T) throws -> T {
-        savepointDepth += 1
-        let name = "sitegen_\(savepointDepth)"
-        defer { savepointDepth -= 1 }
-        try database.execute("SAVEPOINT \(name)")
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try beginSavepoint()
         do {
             let result = try body()
-            try database.execute("RELEASE \(name)")
+            try endSavepoint(keeping: true)
             return result
         } catch {
-            try? database.execute("ROLLBACK TO \(name)")
-            try? database.execute("RELEASE \(name)")
+            try? endSavepoint(keeping: false)
             throw error
         }
+    }
+
+    /// Opens a savepoint (inside any open one), to be ended by `endSavepoint`, for work that a closure
+    /// cannot hold (`savepoint` is the usual way).
+    public func beginSavepoint() throws {
+        try database.execute("SAVEPOINT sitegen_\(savepointDepth + 1)")
+        savepointDepth += 1
+    }
+
+    /// Ends the innermost savepoint `beginSavepoint` opened: what was written since is kept, or undone.
+    public func endSavepoint(keeping: Bool) throws {
+        precondition(savepointDepth > 0, "no savepoint is open")
+        let name = "sitegen_\(savepointDepth)"
+        savepointDepth -= 1
+        if !keeping { try database.execute("ROLLBACK TO \(name)") }
+        try database.execute("RELEASE \(name)")
     }
 }

@@ -203,6 +203,47 @@ final class LoadingTests: XCTestCase {
         XCTAssertFalse(try build().succeeded, "a failed source is read again, and fails again, though unchanged")
     }
 
+    func testAFileWhoseKeyIsTakenFailsAloneAmongHundredsStoredInBatches() throws {
+        // Enough files for several of the load's batches (files stored together in one savepoint).
+        let count = 700
+        func person(_ number: Int, _ letter: String, _ name: String) -> String { "{\"id\": \"p\(number)-\(letter)\", \"name\": \"\(name)\"}\n" }
+        func path(_ number: Int) -> String { String(format: "data/people-%03d.ndjson", number) }
+        for number in 0..<count { try write(path(number), person(number, "a", "A\(number)") + person(number, "b", "B\(number)")) }
+        let first = try build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        XCTAssertEqual(first.rowsInserted, 3 + 2 + 2 + 2 * count)
+
+        // File 300 takes file 5's key; the files around it, in its batch, change too.
+        try write(path(10), person(10, "a", "A10 edited") + person(10, "b", "B10"))
+        try write(path(300), person(300, "a", "A300 edited") + person(300, "b", "B300") + person(5, "a", "taken"))
+        try write(path(301), person(301, "a", "A301") + person(301, "b", "B301 edited"))
+        try write(path(500), person(500, "a", "A500"))
+        let second = try build()
+        XCTAssertEqual(second.problems.map(\.file), [path(300)])
+        XCTAssertEqual(second.problems.first?.line, 3, "the line of the key another file has")
+        XCTAssertEqual(changes(second), [0, 2, 1], "files 10 and 301 updated, file 500 lost a row; file 300 changed nothing")
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        func name(_ key: String) throws -> String? {
+            try store.database.fetchValue("SELECT name FROM people WHERE id = ?", [.text(key)])?.stringValue
+        }
+        XCTAssertEqual(try name("p300-a"), "A300", "the failing file keeps its last good rows")
+        XCTAssertEqual(try name("p5-a"), "A5")
+        XCTAssertEqual(try name("p10-a"), "A10 edited")
+        XCTAssertEqual(try name("p301-b"), "B301 edited")
+        XCTAssertNil(try name("p500-b"))
+        XCTAssertEqual(try store.rowCount(of: "people"), 2 + 2 * count - 1)
+        XCTAssertEqual(try store.sourceStatuses().filter { $0.status != "ok" }.map(\.path), [path(300)])
+
+        // From nothing, the same files: file 300 alone fails, and nothing of it is stored.
+        try FileManager.default.removeItem(at: site.appendingPathComponent(".sitegen"))
+        let fresh = try build()
+        XCTAssertEqual(fresh.problems.map(\.file), [path(300)])
+        let again = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        XCTAssertEqual(try again.rowCount(of: "people"), 2 + 2 * count - 1 - 2)
+        XCTAssertEqual(try again.database.fetchValue("SELECT count(*) FROM people WHERE _source = ?", [.text(path(300))])?.int64Value, 0)
+        XCTAssertEqual(try again.database.fetchValue("SELECT name FROM people WHERE id = 'p301-b'")?.stringValue, "B301 edited")
+    }
+
     func testChangingACollectionsKeyReadsItsSourcesAgain() throws {
         _ = try build()
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)

@@ -1,3 +1,4 @@
+import Foundation
 import SiteSources
 import XCTest
 
@@ -9,6 +10,21 @@ final class FrontMatterTests: XCTestCase {
         XCTAssertEqual(document.fields["draft"], .null)
         XCTAssertEqual(document.body, "# Hello\n")
         XCTAssertEqual(document.bodyLine, 6)
+    }
+
+    func testAMarkdownRecordIsKeyedByItsFileNameWithoutExtensionAsFoundationHasIt() throws {
+        let names = ["a.md", "a.b.md", "x.tar.gz", ".md", ".hidden.md", "..md", "...md", "..a.md", "a.", "a..md", "a.md.",
+                     "noext", "a b.md", "a.m d", "a.MD", "é.md", "ça.va.mä", ". .md", " .md", "-.md", "a.-", "..", "x..", "..x"]
+        for name in names {
+            let path = "/site/posts/" + name
+            let expected = URL(fileURLWithPath: path, isDirectory: false).deletingPathExtension().lastPathComponent
+            let text = Data("---\ntitle: T\n---\nbody\n".utf8)
+            for source in [MarkdownSource(path: path, displayName: name, fields: [("title", .text)]),
+                           MarkdownSource(url: URL(fileURLWithPath: path), displayName: name, fields: [("title", .text)])]
+            {
+                XCTAssertEqual(try source.read(text).records.map(\.key), [expected], name)
+            }
+        }
     }
 
     func testAFileWithoutFrontMatterIsAllBody() throws {
