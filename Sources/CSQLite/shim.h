@@ -5,4 +5,9 @@
 #define SQLITE_ENABLE_SESSION 1
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
+
+// sqlite3_config takes variable arguments, which Swift cannot pass: one wrapper per option sitegen sets.
+static inline int sitegen_sqlite3_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
 #endif
