@@ -171,6 +171,8 @@ public struct SiteBuilder {
         summary.pagesDeleted = summary.deletedPaths.count
         summary.pagesWritten = writer.written
         summary.pagesUnchanged = writer.unchanged
+        // A new store's first load, synced while the pages were made, is on the disk before the build ends.
+        store.waitUntilDurable()
         clock.lap("write", into: &summary)
         return summary
     }

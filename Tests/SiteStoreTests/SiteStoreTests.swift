@@ -25,6 +25,45 @@ final class SiteStoreTests: XCTestCase {
         XCTAssertEqual(try SiteStore(path: path).rowCount(of: "banks"), 1, "another connection sees the committed row")
     }
 
+    func testANewStoresFirstBulkLoadIsSyncedInTheBackgroundAndAStoreLeftUnsyncedIsMadeAgain() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-unsynced-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let marker = path + "-unsynced"
+        let store = try SiteStore(path: path)
+        try store.prepareTable(schema)
+        try store.bulkWriting {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: marker), "the marker is on the disk before the load commits")
+            XCTAssertEqual(try store.database.fetchValue("PRAGMA synchronous")?.int64Value, 0, "the commit does not wait for the disk")
+            _ = try store.transaction { try store.replaceRows(of: "a.csv", in: schema, with: [row("1", "Alpha", "CA")]) }
+        }
+        XCTAssertEqual(try store.database.fetchValue("PRAGMA synchronous")?.int64Value, 1, "later transactions sync as usual")
+        store.waitUntilDurable()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "synced, the marker goes")
+
+        // Only a new store's first load: a second one, or one into a store that was there, waits for the disk.
+        try store.bulkWriting {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
+            XCTAssertEqual(try store.database.fetchValue("PRAGMA synchronous")?.int64Value, 1)
+        }
+        let reopened = try SiteStore(path: path)
+        try reopened.bulkWriting { XCTAssertFalse(FileManager.default.fileExists(atPath: marker)) }
+        XCTAssertEqual(try reopened.rowCount(of: "banks"), 1)
+
+        // A marker whose sync is still running (its lock held) leaves the store alone.
+        FileManager.default.createFile(atPath: marker, contents: nil)
+        let held = open(marker, O_RDONLY)
+        XCTAssertEqual(flock(held, LOCK_EX), 0)
+        XCTAssertEqual(try SiteStore(path: path).rowCount(of: "banks"), 1, "a store being synced is not made again")
+        close(held)
+
+        // A power cut (or a killed process) before the sync ended leaves the marker unheld: the store,
+        // which holds nothing the sources do not, is made again from nothing.
+        let remade = try SiteStore(path: path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
+        XCTAssertFalse(try remade.database.tableExists("banks"), "the store was made again")
+    }
+
     func testTheBuildsConnectionReadsTheStoreMappedAndSeesItsOwnWritesThroughTheMap() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-mmap-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
