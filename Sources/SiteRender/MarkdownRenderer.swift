@@ -191,6 +191,25 @@ public struct MarkdownRenderer: Sendable {
 
     /// GitHub's anchor for a heading's text: lower case, letters, digits, `-` and `_` kept, spaces as `-`.
     static func slug(_ text: String) -> String {
+        // Most headings are ASCII, whose letters and digits need no look-up in Unicode's tables (the
+        // look-ups were half of finding a body's headings).
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return unicodeSlug(text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): bytes.append(byte + 32)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                bytes.append(byte)
+            case UInt8(ascii: " "): bytes.append(UInt8(ascii: "-"))
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `slug` for any text, through Unicode's letters and numbers.
+    static func unicodeSlug(_ text: String) -> String {
         var slug = ""
         for character in text.lowercased() {
             if character == " " {

@@ -55,6 +55,17 @@ final class MarkdownRendererTests: XCTestCase {
     /// a heading's) and into the document before rendering (raw HTML allowed, or the tags do not match).
     /// Where raw HTML is withheld, the first must work and give the second's bytes, whatever the headings
     /// hold, where they are, and whatever raw HTML the page tries to slip in.
+    func testAnASCIIHeadingsAnchorIsWhatUnicodesRulesMakeOfIt() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SeededGenerator(seed: seed)
+        for _ in 0..<2_000 {
+            let text = String(decoding: (0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...127, using: &random) },
+                              as: UTF8.self)
+            XCTAssertEqual(MarkdownRenderer.slug(text), MarkdownRenderer.unicodeSlug(text), "seed \(seed): \(Array(text.utf8))")
+        }
+        XCTAssertEqual(MarkdownRenderer.slug("Ünïcode: 2024!"), "ünïcode-2024")
+    }
+
     func testHeadingIDsAreTheSameWhetherAddedToTheHTMLOrToTheDocument() {
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SeededGenerator(seed: seed)
