@@ -192,19 +192,23 @@ struct CollectionLoader {
                     batch.isOpen = true
                 }
                 batch.files.append((file, prepared!))
+                batch.bytes += file.stat.size
                 do {
                     try store(file, prepared: prepared, alone: false, in: target, into: &batch.outcome, changes: &batch.changes)
                 } catch {
-                    // Undone, with the files before it in the batch; stored again a file at a time.
-                    try store.endSavepoint(keeping: false)
+                    // Undone, with the files before it in the batch; stored again a file at a time. When even
+                    // the undoing fails (a full disk), the transaction is lost: the first error says why.
                     let files = batch.files
                     batch = Batch()
+                    do { try store.endSavepoint(keeping: false) } catch _ { throw error }
                     for (file, prepared) in files {
                         try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
                     }
                     continue
                 }
-                if batch.files.count == Self.batchSize { try keep(&batch, into: &outcome, changes: &changes) }
+                if batch.files.count == Self.batchSize || batch.bytes >= Self.batchBytes {
+                    try keep(&batch, into: &outcome, changes: &changes)
+                }
             case .unreadable?, .parsed?, nil:
                 // Large, or failing whatever is stored: in a savepoint of its own, after the files before it.
                 try keep(&batch, into: &outcome, changes: &changes)
@@ -231,7 +235,8 @@ struct CollectionLoader {
 
     /// Small files stored one after another in one savepoint, as the read-ahead hands them over.
     ///
-    /// A savepoint per file was a fifth of a 100,000-file first load (5.7 s against 4.5 s without): in a
+    /// A savepoint per file was a fifth of a 100,000-file first load (5.7 s, against 4.4–4.7 s with no
+    /// savepoints at all): in a
     /// savepoint, SQLite copies each page it changes that the transaction had changed already (the table's
     /// last page, the indexes' pages) before changing it. When a file of a batch fails (its key is another
     /// file's), the batch is undone and its files stored again a file at a time, each in a savepoint of its
@@ -239,19 +244,26 @@ struct CollectionLoader {
     /// never in a batch: they fail whatever is stored.) A batch is stored as its files arrive, not gathered
     /// first: gathered, the read-ahead, a window ahead, waited while the batch was stored (a load of 6.5 s took 8.7).
     private struct Batch {
+        /// Whether its savepoint is open (`keep` and a failure end it, and close the batch).
         var isOpen = false
+        /// Its files, with their rows, kept until the batch is kept, for storing again one at a time.
         var files: [(file: FilePlan, prepared: PreparedFile)] = []
+        /// Their sizes, added: the rows held are about as large.
+        var bytes: Int64 = 0
         /// What its files did, kept apart until the batch is kept.
         var outcome = Outcome()
         var changes = Changeset()
     }
 
-    /// How many small files share a savepoint.
+    /// How many small files share a savepoint, and how many of their bytes at most (a batch's rows are
+    /// held until it is kept, and a small file may be 8 MiB).
     static let batchSize = 256
+    static let batchBytes: Int64 = 8 << 20
 
     /// Keeps what the open batch stored, if one is open, and starts the next afresh.
     private func keep(_ batch: inout Batch, into outcome: inout Outcome, changes: inout Changeset) throws {
         guard batch.isOpen else { return }
+        batch.isOpen = false
         try store.endSavepoint(keeping: true)
         outcome.warnings += batch.outcome.warnings
         outcome.sourcesUnchanged += batch.outcome.sourcesUnchanged
@@ -265,6 +277,8 @@ struct CollectionLoader {
                             changes: inout Changeset) throws
     {
         var fingerprint = file.stat
+        // A file that failed is recorded with its bytes' hash when they were read.
+        if case .parsed(_, _, _, let hash)? = prepared { fingerprint.hash = hash }
         do {
             try store(file, prepared: prepared, alone: true, in: target, into: &outcome, changes: &changes)
         } catch let error as SourceError {

@@ -157,21 +157,25 @@ struct FIFO<Element> {
     /// Oldest last, so a take is a `popLast`.
     private var outgoing: [Element] = []
 
+    /// How many elements wait.
     var count: Int { incoming.count + outgoing.count }
+    /// Whether none waits.
     var isEmpty: Bool { incoming.isEmpty && outgoing.isEmpty }
 
+    /// Adds `element` after the others.
     mutating func append(_ element: Element) { incoming.append(element) }
 
     /// The oldest element, removed; nil when empty.
     mutating func removeFirst() -> Element? {
         if outgoing.isEmpty {
-            // Each element is moved once here, however long it waited.
-            outgoing = incoming.reversed()
-            incoming.removeAll(keepingCapacity: true)
+            // Each element is moved once here, however long it waited; both buffers are kept.
+            swap(&incoming, &outgoing)
+            outgoing.reverse()
         }
         return outgoing.popLast()
     }
 
+    /// Drops every element.
     mutating func removeAll() {
         incoming.removeAll()
         outgoing.removeAll()

@@ -24,10 +24,7 @@ public final class SiteStore {
                 at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
             // A new store's first load whose sync a power cut (or a killed process) stopped: its pages may be
             // half on the disk, and nothing in it was not in the sources, so it is made again from them.
-            if Self.isStaleMarker(Self.unsyncedMarker(of: path)) {
-                for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
-                unlink(Self.unsyncedMarker(of: path))
-            }
+            Self.removeIfUnsynced(path)
         }
         isNew = path == ":memory:" || !FileManager.default.fileExists(atPath: path)
         // SQLite's 4 KiB pages: 64 KiB pages loaded large records faster but made every row read by id
@@ -83,12 +80,10 @@ public final class SiteStore {
     /// The first load of a new store does not wait for the disk at its commit (0.5 to 0.8 s of a 100,000-record
     /// first build with both cores idle, decisions.md 23): its pages are synced on another thread while the
     /// build goes on. Until they are, a marker file says so, and a store found with it (a power cut before the
-    /// sync ended) is made again from the sources: it holds nothing else. A killed process loses nothing, as
-    /// the kernel still has every page written.
+    /// sync ended, or a process killed before it ended) is made again from the sources: it holds nothing else.
     public func bulkWriting<T>(_ body: () throws -> T) throws -> T {
         let switched = (try? database.fetchValue("PRAGMA journal_mode = DELETE")?.stringValue) == "delete"
         let marker = switched && isNew && path != ":memory:" && !syncedInBackground ? Self.createMarker(Self.unsyncedMarker(of: path)) : nil
-        if marker != nil { try database.execute("PRAGMA synchronous = OFF") }
         defer {
             if let marker {
                 try? database.execute("PRAGMA synchronous = NORMAL")
@@ -96,6 +91,7 @@ public final class SiteStore {
                 backgroundSync.start(path: path, marker: marker)
             }
         }
+        if marker != nil { try database.execute("PRAGMA synchronous = OFF") }
         // Rows arrive in file order, but the listings' sort indexes and the list join tables' value index
         // are written all over: past a few hundred thousand rows their pages no longer fit the default
         // 2 MB cache, and each insert goes back to the kernel for them.
@@ -290,26 +286,42 @@ public final class SiteStore {
 
     /// Makes the marker file at `path`, locked by this process until its descriptor (returned) is closed,
     /// and syncs it and its folder, so that it is on the disk before anything it warns of is written; nil
-    /// when it cannot be made (then the load waits for the disk as usual).
+    /// when it cannot be made (then the load waits for the disk as usual, and no marker is left). It is
+    /// made and locked under another name, then renamed: no other process can find it unlocked.
     private static func createMarker(_ path: String) -> Int32? {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let made = path + ".\(getpid())"
+        unlink(made)
+        let descriptor = open(made, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return nil }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, fsync(descriptor) == 0, syncFolder(of: path) else {
+        guard flock(descriptor, LOCK_EX) == 0, fsync(descriptor) == 0, rename(made, path) == 0 else {
+            unlink(made)
+            close(descriptor)
+            return nil
+        }
+        guard syncFolder(of: path) else {
+            unlink(path)
             close(descriptor)
             return nil
         }
         return descriptor
     }
 
-    /// Whether the marker at `path` was left by a process that is gone: no one holds its lock, and it is
-    /// still the file at `path` once locked (else its sync had just ended and removed it).
-    private static func isStaleMarker(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
+    /// Deletes the store at `path` when its marker was left by a process that is gone: no one holds the
+    /// marker's lock, and once locked here it is still the file at its path (else its sync had just ended
+    /// and removed it). The lock is held until the store and the marker are gone, so that two processes
+    /// cannot both find it stale.
+    private static func removeIfUnsynced(_ path: String) {
+        let marker = unsyncedMarker(of: path)
+        let descriptor = open(marker, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
         defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
         var locked = stat(), named = stat()
-        return fstat(descriptor, &locked) == 0 && stat(path, &named) == 0 && locked.st_ino == named.st_ino && locked.st_dev == named.st_dev
+        guard fstat(descriptor, &locked) == 0, stat(marker, &named) == 0, locked.st_ino == named.st_ino, locked.st_dev == named.st_dev else {
+            return
+        }
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+        unlink(marker)
     }
 
     @discardableResult
@@ -385,6 +397,8 @@ public final class SiteStore {
     }
 
     /// Ends the innermost savepoint `beginSavepoint` opened: what was written since is kept, or undone.
+    /// It is ended even when this throws (an undoing that fails, after a full disk, has lost the whole
+    /// transaction), so it must not be ended again.
     public func endSavepoint(keeping: Bool) throws {
         precondition(savepointDepth > 0, "no savepoint is open")
         let name = "sitegen_\(savepointDepth)"

@@ -233,6 +233,8 @@ final class LoadingTests: XCTestCase {
         XCTAssertNil(try name("p500-b"))
         XCTAssertEqual(try store.rowCount(of: "people"), 2 + 2 * count - 1)
         XCTAssertEqual(try store.sourceStatuses().filter { $0.status != "ok" }.map(\.path), [path(300)])
+        XCTAssertNotEqual(try store.database.fetchValue("SELECT hash FROM sitegen_sources WHERE path = ?", [.text(path(300))])?.int64Value, 0,
+                          "a file that failed is recorded with the hash of the bytes that were read")
 
         // From nothing, the same files: file 300 alone fails, and nothing of it is stored.
         try FileManager.default.removeItem(at: site.appendingPathComponent(".sitegen"))
