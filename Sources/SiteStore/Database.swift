@@ -37,7 +37,7 @@ public final class Database {
             return 0
         }, traceCounter)
         try execute("PRAGMA foreign_keys = ON")
-        // Savepoints (one per source file loaded) and sorts spill to temporary files otherwise, written
+        // Savepoints (of the files loaded, decisions.md 23) and sorts spill to temporary files otherwise, written
         // through the kernel to /tmp: a fifth of the main thread's time in a load of Markdown files.
         try execute("PRAGMA temp_store = MEMORY")
         // A build reads every row of a large collection a few times over (listings, taxonomies, detail
