@@ -106,7 +106,8 @@ struct CollectionLoader {
         return (toRead, unchanged, removed)
     }
 
-    /// Where file `path` (relative to the site) is.
+    /// Where file `path` (relative to the site) is. Said to be a file: else the URL asks the file system
+    /// whether the path is a folder.
     private func url(of path: String) -> URL {
         root.appendingPathComponent(path, isDirectory: false)
     }
@@ -236,9 +237,8 @@ struct CollectionLoader {
     /// Small files stored one after another in one savepoint, as the read-ahead hands them over.
     ///
     /// A savepoint per file was a fifth of a 100,000-file first load (5.7 s, against 4.4–4.7 s with no
-    /// savepoints at all): in a
-    /// savepoint, SQLite copies each page it changes that the transaction had changed already (the table's
-    /// last page, the indexes' pages) before changing it. When a file of a batch fails (its key is another
+    /// savepoints at all): in a savepoint, SQLite copies each page it changes that the transaction had
+    /// changed already (the table's last page, the indexes' pages) before changing it. When a file of a batch fails (its key is another
     /// file's), the batch is undone and its files stored again a file at a time, each in a savepoint of its
     /// own, so that the failing file alone keeps its previous rows. (Files that failed to read or parse are
     /// never in a batch: they fail whatever is stored.) A batch is stored as its files arrive, not gathered
@@ -279,18 +279,18 @@ struct CollectionLoader {
         var fingerprint = file.stat
         // A file that failed is recorded with its bytes' hash when they were read.
         if case .parsed(_, _, _, let hash)? = prepared { fingerprint.hash = hash }
+        let problem: SourceError
         do {
             try store(file, prepared: prepared, alone: true, in: target, into: &outcome, changes: &changes)
+            return
         } catch let error as SourceError {
-            outcome.problems.append(error)
-            fingerprint.succeeded = false
-            try store.recordSourceStatus(file.path, collection: target.collection.name, failure: error.description, fingerprint: fingerprint)
+            problem = error
         } catch let error as StoreError {
-            let problem = SourceError(file: file.path, reason: error.description)
-            outcome.problems.append(problem)
-            fingerprint.succeeded = false
-            try store.recordSourceStatus(file.path, collection: target.collection.name, failure: problem.description, fingerprint: fingerprint)
+            problem = SourceError(file: file.path, reason: error.description)
         }
+        outcome.problems.append(problem)
+        fingerprint.succeeded = false
+        try store.recordSourceStatus(file.path, collection: target.collection.name, failure: problem.description, fingerprint: fingerprint)
     }
 
     /// Makes the store's rows of `file` those it now yields, or records it as touched; throws when it
@@ -404,18 +404,14 @@ struct CollectionLoader {
 
     /// The source that reads `file`, whose full path is `path` when the caller has made it already.
     private func source(for collection: CollectionConfig, file: String, at path: String? = nil) -> any Source {
-        if collection.kind == .markdown {
+        switch collection.kind {
+        case .csv: return CSVSource(url: url(of: file), displayName: file, key: collection.key!, fields: collection.fields)
+        case .json: return JSONRecordSource(url: url(of: file), displayName: file, layout: .array, key: collection.key!, fields: collection.fields)
+        case .ndjson: return JSONRecordSource(url: url(of: file), displayName: file, layout: .lines, key: collection.key!, fields: collection.fields)
+        case .feed: return FeedSource(url: url(of: file), displayName: file)
+        case .markdown:
             // A file per record: no URL made per file (a tenth of the read-ahead thread's time, decisions.md 23).
             return MarkdownSource(path: path ?? url(of: file).path, displayName: file, fields: collection.fields)
-        }
-        // Said to be a file: else the URL asks the file system whether the path is a folder, per source.
-        let url = url(of: file)
-        switch collection.kind {
-        case .csv: return CSVSource(url: url, displayName: file, key: collection.key!, fields: collection.fields)
-        case .json: return JSONRecordSource(url: url, displayName: file, layout: .array, key: collection.key!, fields: collection.fields)
-        case .ndjson: return JSONRecordSource(url: url, displayName: file, layout: .lines, key: collection.key!, fields: collection.fields)
-        case .feed: return FeedSource(url: url, displayName: file)
-        case .markdown: return MarkdownSource(url: url, displayName: file, fields: collection.fields)
         }
     }
 
