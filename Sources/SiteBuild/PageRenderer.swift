@@ -166,15 +166,12 @@ struct PageRenderer {
     /// pages with feeds read every field again (`objectsWithAllProperties`).
     func unshownFields(of listing: ListingConfig, collection: CollectionConfig) -> [String] {
         guard !listing.writesMarkdown else { return [] }
-        var words = Set<Substring>()
-        for source in templates.sources(usedBy: listing.template) {
-            // Every run of name characters: a tag can only reach a field by naming it.
-            words.formUnion(source.text.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
-        }
-        var needed: Set<String> = [collection.detail?.titleField ?? "title"]
+        // A tag can only reach a field by naming it.
+        var needed = templates.tagNames(usedBy: listing.template)
+        needed.insert(collection.detail?.titleField ?? "title")
         if let path = collection.detail?.path { needed.formUnion(PathPattern(path).placeholders) }
         needed.formUnion(collection.relationships.map(\.field))
-        return collection.fields.map(\.name).filter { !words.contains(Substring($0)) && !needed.contains($0) }
+        return collection.fields.map(\.name).filter { !needed.contains($0) }
     }
 
     /// Saves `controller`'s cached results if they changed: through the cache writer when there is one.

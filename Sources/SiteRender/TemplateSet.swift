@@ -74,12 +74,45 @@ public struct TemplateSet: Sendable {
     /// The template `name` and every partial and layout it uses, directly or through others, as
     /// `(name, text)` sorted by name: what a page rendered with it depends on.
     public func sources(usedBy name: String) -> [(name: String, text: String)] {
+        used(by: name).sorted().compactMap { name in sources[name].map { (name, $0.text) } }
+    }
+
+    /// Every name the tags of template `name` and of the templates it uses look up, each part of a dotted
+    /// name and each transform: a field no tag names is one no page rendered with it can show. Literal
+    /// text does not count, so the `<body>` of a layout does not make a record's `body` shown.
+    public func tagNames(usedBy name: String) -> Set<String> {
+        var names: Set<String> = []
+        func add(_ tag: TagName) {
+            names.formUnion(tag.path)
+            names.formUnion(tag.transforms)
+        }
+        func walk(_ nodes: [TemplateNode]) {
+            for node in nodes {
+                switch node {
+                case .text, .contentType: break
+                case .variable(let tag, _): add(tag)
+                case .section(let section):
+                    add(section.tag)
+                    walk(section.body)
+                case .partial(let reference):
+                    reference.dynamicName.map(add)
+                    for body in (reference.overrides ?? [:]).values { walk(body) }
+                case .block(let block): walk(block.body)
+                }
+            }
+        }
+        for template in used(by: name) { walk(templates[template] ?? []) }
+        return names
+    }
+
+    /// The template `name` and every partial and layout it uses, directly or through others.
+    private func used(by name: String) -> Set<String> {
         var seen: Set<String> = [], pending = [name]
         while let next = pending.popLast() {
             guard seen.insert(next).inserted, let named = references[next] else { continue }
             pending += named
         }
-        return seen.sorted().compactMap { name in sources[name].map { (name, $0.text) } }
+        return seen
     }
 
     /// Renders the template `name` with `context`, where only `knownNames` may be looked up without a

@@ -430,6 +430,7 @@ final class LoadingTests: XCTestCase {
             .replacingOccurrences(of: "listings:\n", with: """
             listings:
               excerpts: {from: banks, sort: [-closed], path: /excerpts/, template: excerpted}
+              styled: {from: banks, sort: [-closed], path: /styled/, template: styled}
               bytag: {from: banks, taxonomy: tags, sort: [-closed], path: "/tags/{section}/", template: tagged}
 
             """)
@@ -437,6 +438,9 @@ final class LoadingTests: XCTestCase {
         try write("data/banks.csv", "cert,name,closed,notes,tags\n1,Alpha,2024-01-01,First notes,loans\n2,Beta,2024-02-01,Second notes,loans\n")
         try "{{#items}}{{name}}: {{excerpt(notes)}};{{/items}}".write(
             to: site.appendingPathComponent("Templates/excerpted.mustache"), atomically: true, encoding: .utf8)
+        // `notes` only as literal text, a class name: not a field the page shows. `{{.}}` prints a row's fields.
+        try "<p class=\"notes\">{{#items}}{{.}}{{/items}}</p>".write(
+            to: site.appendingPathComponent("Templates/styled.mustache"), atomically: true, encoding: .utf8)
         try "{{> row}}".write(to: site.appendingPathComponent("Templates/tagged.mustache"), atomically: true, encoding: .utf8)
         try "{{#items}}{{name}}={{notes}};{{/items}}".write(to: site.appendingPathComponent("Templates/row.mustache"), atomically: true, encoding: .utf8)
         try "{{#groups}}{{#sections}}{{name}}{{/sections}}{{/groups}}".write(
@@ -448,6 +452,9 @@ final class LoadingTests: XCTestCase {
         }
         XCTAssertEqual(try page("index.html"), "2;1;", "the home list names only the title (here the key)")
         XCTAssertEqual(try page("excerpts/index.html"), "Beta: Second notes;Alpha: First notes;")
+        let styled = try page("styled/index.html")
+        XCTAssertEqual(styled, "<p class=\"notes\">[&quot;key&quot;: 2, &quot;title&quot;: 2][&quot;key&quot;: 1, &quot;title&quot;: 1]</p>",
+                       "a word of the template's text (the class) is not a field it names")
         XCTAssertEqual(try page("tags/loans/index.html"), "Beta=Second notes;Alpha=First notes;", "named in a partial, through a taxonomy")
     }
 

@@ -220,4 +220,19 @@ final class TemplateEngineTests: XCTestCase {
         }
         XCTAssertEqual(templates.sources(usedBy: "page").map(\.name), ["page", "row"])
     }
+
+    /// The names a template's tags look up are the fields its pages can show; the layout's `<body>`, a
+    /// style sheet's `summary{…}` and other literal text are not among them.
+    func testTagNamesAreWhatTheTagsLookUpNotTheLiteralText() throws {
+        let templates = try TemplateSet(texts: [
+            ("base", "base.mustache", "<html><style>summary{color:red}</style><body>{{$content}}{{default}}{{/content}}</body></html>"),
+            ("list", "list.mustache", "{{<base}}{{$content}}{{#items}}{{> row}}{{/items}}{{^empty}}{{pagination.number}}{{/empty}}{{/content}}{{/base}}"),
+            ("row", "row.mustache", "<tr><td>{{title}}</td><td>{{{excerpt(notes)}}}</td></tr> body city"),
+            ("tags", "tags.mustache", "{{#tags}}{{.}}{{/tags}}"),
+        ])
+        XCTAssertEqual(templates.tagNames(usedBy: "list"),
+                       ["default", "items", "empty", "pagination", "number", "title", "excerpt", "notes"])
+        XCTAssertEqual(templates.tagNames(usedBy: "row"), ["title", "excerpt", "notes"])
+        XCTAssertEqual(templates.sources(usedBy: "list").map(\.name), ["base", "list", "row"])
+    }
 }
