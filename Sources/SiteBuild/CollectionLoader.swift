@@ -162,6 +162,9 @@ struct CollectionLoader {
         if rebuilt { try ResultsController.deleteAllCaches(in: store.database) }
         let statements = try store.rowStatements(for: schema)
         var changes = Changeset()
+        // The rows of files that are gone go first: a file renamed or moved (its folder renamed, sitegen.yml
+        // pointing elsewhere) brings its keys back under its new path.
+        changes.merge(try store.deleteRows(ofSources: plan.removed, in: schema))
         // Every file is read into a rebuilt table, in the loading order.
         let files = rebuilt ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
         if !rebuilt { outcome.sourcesUnchanged += plan.unchangedFiles.count }
@@ -179,8 +182,12 @@ struct CollectionLoader {
                            collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
-        let target = Target(collection: collection, schema: schema, statements: statements, rebuilt: rebuilt)
+        // A key that moves from a file to one before it is still the later file's when the earlier one is stored.
+        let places = Dictionary(files.enumerated().map { ($1.path, $0) }) { first, _ in first }
+        let target = Target(collection: collection, schema: schema, statements: statements, rebuilt: rebuilt, places: places)
         var batch = Batch()
+        // Files that wait for a later file to give up a key, each with what the read-ahead made of it.
+        var waiting: [(FilePlan, PreparedFile?)] = []
         // A failure that ends the load leaves no savepoint open behind it.
         defer { if batch.isOpen { try? store.endSavepoint(keeping: false) } }
         for file in files {
@@ -203,7 +210,9 @@ struct CollectionLoader {
                     batch = Batch()
                     do { try store.endSavepoint(keeping: false) } catch _ { throw error }
                     for (file, prepared) in files {
-                        try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
+                        if try !storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes) {
+                            waiting.append((file, prepared))
+                        }
                     }
                     continue
                 }
@@ -213,15 +222,20 @@ struct CollectionLoader {
             case .unreadable?, .parsed?, nil:
                 // Large, or failing whatever is stored: in a savepoint of its own, after the files before it.
                 try keep(&batch, into: &outcome, changes: &changes)
-                try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
+                if try !storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes) {
+                    waiting.append((file, prepared))
+                }
             }
         }
         try keep(&batch, into: &outcome, changes: &changes)
+        // Every file has been stored now, so the files that waited for another's key fail only if it kept it.
+        for (file, prepared) in waiting {
+            try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes, mayWait: false)
+        }
         if plan.files.isEmpty && plan.unchangedFiles.isEmpty {
             outcome.warnings.append(SourceError(file: "sitegen.yml",
                 reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
         }
-        changes.merge(try store.deleteRows(ofSources: plan.removed, in: schema))
         outcome.changeset.merge(changes)
     }
 
@@ -232,6 +246,8 @@ struct CollectionLoader {
         let statements: RowStatements
         /// Whether the table was made again, so that no file has rows in it yet.
         let rebuilt: Bool
+        /// Each file of this load by its place in the loading order.
+        let places: [String: Int]
     }
 
     /// Small files stored one after another in one savepoint, as the read-ahead hands them over.
@@ -273,8 +289,12 @@ struct CollectionLoader {
 
     /// Stores one file in a savepoint of its own: when it fails, its problem is recorded and its rows
     /// stay as they were. `prepared` is what the read-ahead made of a small file; nil for a large one.
+    ///
+    /// Returns false, having changed and recorded nothing, when `mayWait` and the file fails because a later
+    /// file of this load has one of its keys: it is to be stored again once that file has been.
+    @discardableResult
     private func storeAlone(_ file: FilePlan, prepared: PreparedFile?, in target: Target, into outcome: inout Outcome,
-                            changes: inout Changeset) throws
+                            changes: inout Changeset, mayWait: Bool = true) throws -> Bool
     {
         var fingerprint = file.stat
         // A file that failed is recorded with its bytes' hash when they were read.
@@ -282,7 +302,10 @@ struct CollectionLoader {
         let problem: SourceError
         do {
             try store(file, prepared: prepared, alone: true, in: target, into: &outcome, changes: &changes)
-            return
+            return true
+        } catch let error as KeyTaken {
+            if mayWait, let owner = target.places[error.owner], let place = target.places[file.path], owner > place { return false }
+            problem = error.problem
         } catch let error as SourceError {
             problem = error
         } catch let error as StoreError {
@@ -291,6 +314,7 @@ struct CollectionLoader {
         outcome.problems.append(problem)
         fingerprint.succeeded = false
         try store.recordSourceStatus(file.path, collection: target.collection.name, failure: problem.description, fingerprint: fingerprint)
+        return true
     }
 
     /// Makes the store's rows of `file` those it now yields, or records it as touched; throws when it
@@ -316,7 +340,7 @@ struct CollectionLoader {
                         try replacement.write(row)
                     } catch let error as StoreError {
                         // A key another file has (or this one, twice): the source fails at the row's line.
-                        throw SourceError(file: file.path, line: row.line, reason: error.description)
+                        throw KeyTaken.or(SourceError(file: file.path, line: row.line, reason: error.description), error)
                     }
                 }
                 if let failure { throw failure }
@@ -459,5 +483,18 @@ struct CollectionLoader {
             }
         }
         return StoredRow(key: record.key, line: record.line, contentHash: hash.signed, values: values, lists: lists)
+    }
+}
+
+/// A row refused because another source of its collection has its key: the problem as the file is told it,
+/// and that other source, which may be about to give the key up.
+struct KeyTaken: Error {
+    let problem: SourceError
+    let owner: String
+
+    /// `problem`, as a `KeyTaken` when the store refused the row for its key (`error`).
+    static func or(_ problem: SourceError, _ error: StoreError) -> Error {
+        guard case .duplicateKey(_, _, let owner) = error else { return problem }
+        return KeyTaken(problem: problem, owner: owner)
     }
 }
