@@ -17,9 +17,11 @@ public final class FileWatcher: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The folder the paths are relative to.
         public var root: URL
-        /// Names of folders directly in `root`, watched with everything under them; they may appear or vanish later.
+        /// Names of folders directly in `root`, watched with everything under them; they may appear or vanish
+        /// later. A name with `*`, `?` or `[` is a pattern (`fnmatch`) for every folder it matches, hidden ones aside.
         public var folders: [String]
-        /// Names of files directly in `root`; watched through the root folder so an editor's save-by-rename is seen.
+        /// Names (or patterns, as for `folders`) of files directly in `root`; watched through the root folder so
+        /// an editor's save-by-rename is seen.
         public var files: [String]
         /// Folders whose changes never count (the build's output and store), wherever they are.
         public var ignoredFolders: [URL]
@@ -40,8 +42,8 @@ public final class FileWatcher: @unchecked Sendable {
         }
     }
 
-    /// What this watcher was asked to watch.
-    public let configuration: Configuration
+    /// What this watcher was asked to watch, with what `watch(folders:files:)` added since.
+    public private(set) var configuration: Configuration
 
     #if canImport(Glibc)
     private let inotify: Inotify
@@ -72,7 +74,7 @@ public final class FileWatcher: @unchecked Sendable {
             return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
         }
         rootWatch = try inotify.addWatch(rootPath, mask: Self.rootEvents)
-        for folder in configuration.folders { _ = try watchTree(folder) }
+        try watchFolders(configuration.folders)
         #else
         throw WatchError.unsupportedPlatform
         #endif
@@ -122,6 +124,17 @@ public final class FileWatcher: @unchecked Sendable {
         #endif
     }
 
+    /// Watches `folders` and `files` (named as in `Configuration`) too, from now on; those already watched are
+    /// left as they are. Call it from the thread that calls `nextBatch()`, between batches.
+    public func watch(folders: [String], files: [String]) throws {
+        let newFolders = folders.filter { !configuration.folders.contains($0) }
+        configuration.files += files.filter { !configuration.files.contains($0) }
+        configuration.folders += newFolders
+        #if canImport(Glibc)
+        try watchFolders(newFolders)
+        #endif
+    }
+
     /// Makes the blocked (or next) `nextBatch()` return nil; safe from any thread.
     public func stop() {
         #if canImport(Glibc)
@@ -141,7 +154,7 @@ public final class FileWatcher: @unchecked Sendable {
     private func handle(_ event: InotifyEvent, into changed: inout Set<String>, created: inout Set<String>) -> Bool {
         if event.has(IN_Q_OVERFLOW) {
             // Events were lost: watch every folder again (adding an existing watch is harmless) and build anyway.
-            for folder in configuration.folders { _ = try? watchTree(folder) }
+            try? watchFolders(configuration.folders)
             changed.insert("(events lost; rebuilding everything)")
             return true
         }
@@ -154,12 +167,12 @@ public final class FileWatcher: @unchecked Sendable {
         let vanished = event.has(IN_DELETE) || event.has(IN_MOVED_FROM)
         let path: String
         if event.watch == rootWatch {
-            if configuration.files.contains(event.name) && !isFolder {
+            if !isFolder && Self.matches(event.name, configuration.files) {
                 if appeared { created.insert(event.name) }
                 changed.insert(event.name)
                 return true
             }
-            guard configuration.folders.contains(event.name) && isFolder else { return false }
+            guard isFolder && Self.matches(event.name, configuration.folders) else { return false }
             path = event.name
         } else {
             // A folder's own deletion or move is seen, and handled, as an event of its parent.
@@ -181,6 +194,28 @@ public final class FileWatcher: @unchecked Sendable {
             changed.insert(path)
         }
         return true
+    }
+
+    /// Whether `name` is one of `names`, or matches one that is a pattern.
+    private static func matches(_ name: String, _ names: [String]) -> Bool {
+        names.contains { $0 == name || (isPattern($0) && fnmatch($0, name, FNM_PERIOD) == 0) }
+    }
+
+    private static func isPattern(_ name: String) -> Bool {
+        name.contains { "*?[".contains($0) }
+    }
+
+    /// Watches each of `folders` (named as in `Configuration`) that is there, with everything under it.
+    private func watchFolders(_ folders: [String]) throws {
+        let patterns = folders.filter(Self.isPattern)
+        var names = folders.filter { !Self.isPattern($0) }
+        if !patterns.isEmpty {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: rootPath)) ?? [] where Self.matches(name, patterns) {
+                var status = stat()
+                if stat(rootPath + "/" + name, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { names.append(name) }
+            }
+        }
+        for name in names { _ = try watchTree(name) }
     }
 
     private func exists(_ path: String) -> Bool {

@@ -7,7 +7,7 @@ import SiteWatch
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Build the site, then rebuild it whenever content/, Templates/ or sitegen.yml change.",
+        abstract: "Build the site, then rebuild it whenever its sources (content/ and the folders sitegen.yml names), Templates/ or sitegen.yml change.",
         discussion: """
             Changes are collected until 100 ms pass without one (at most a second), then built in one go; each \
             build prints one line: what changed, the time and the pages written. Only changed pages are rendered \

@@ -66,6 +66,39 @@ final class FileWatcherTests: XCTestCase {
         }
     }
 
+    func testFoldersAndFilesAddedToTheWatchAndPatternsAreWatched() throws {
+        for folder in ["data/records", "archive-2024", "archive-2025"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try write("before", to: "data/records/a.csv")
+        try write("before", to: "top.csv")
+        XCTAssertNil(nextBatch(within: 0.5), "not watched yet")
+        watcher = try FileWatcher(FileWatcher.Configuration(
+            root: root, folders: ["content"], files: ["sitegen.yml"], ignoredFolders: [root.appendingPathComponent("output")],
+            quietPeriod: 0.1, maximumDelay: 0.5))
+        try watcher.watch(folders: ["data", "archive-*", "content"], files: ["*.csv"])
+        XCTAssertEqual(watcher.configuration.folders, ["content", "data", "archive-*"])
+        XCTAssertEqual(watcher.configuration.files, ["sitegen.yml", "*.csv"])
+
+        try write("after", to: "data/records/a.csv")
+        try write("after", to: "archive-2025/b.csv")
+        try write("after", to: "top.csv")
+        try write("hidden", to: ".top.csv")
+        try write("other", to: "top.txt")
+        XCTAssertEqual(nextBatch(), ["archive-2025/b.csv", "data/records/a.csv", "top.csv"])
+
+        // A folder that matches a pattern once it is made is watched with what it holds.
+        let later = root.appendingPathComponent("archive-2026")
+        try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
+        try write("c", to: "archive-2026/c.csv")
+        let batch = nextBatch() ?? []
+        XCTAssertTrue(batch.contains("archive-2026/c.csv"), "\(batch)")
+        try write("d", to: "archive-2026/c.csv")
+        XCTAssertEqual(nextBatch(), ["archive-2026/c.csv"])
+        try write("e", to: "output/index.html")
+        XCTAssertNil(nextBatch(within: 0.5), "the output folder is not a folder of the site's sources")
+    }
+
     func testFoldersCreatedLaterAreWatchedWithWhatTheyAlreadyHold() throws {
         let folder = root.appendingPathComponent("content/pages/guides")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

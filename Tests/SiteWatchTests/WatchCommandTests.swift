@@ -30,6 +30,37 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertFalse(watch.stderr.contains("error:"), watch.stderr)
     }
 
+    /// A site is free to keep its sources out of `content/`: the watch follows where `sitegen.yml` reads them
+    /// from, and where it reads them from after an edit.
+    func testSourcesOutsideContentAreWatchedWhereverSitegenYmlSaysTheyAre() throws {
+        let site = try ExampleSite.copy(for: self)
+        let files = FileManager.default
+        try files.moveItem(at: site.appendingPathComponent("content/records"), to: site.appendingPathComponent("data"))
+        let config = site.appendingPathComponent("sitegen.yml")
+        try config.replace("sources: content/records/*.csv", with: "sources: data/*.csv")
+        let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
+        XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
+        let page = site.appendingPathComponent("output/banks/23917/index.html")
+        XCTAssertTrue(page.text.contains("Capitol Bank"))
+
+        try site.appendingPathComponent("data/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
+        XCTAssertTrue(poll(timeout: 1) { page.text.contains("Capitol Savings Bank") }, "not rebuilt within 1 s: \(watch.stdout)")
+        XCTAssertTrue(watch.waitFor("data/failed-banks.csv changed: built in"), watch.stdout)
+
+        // The pages move to a top-level folder of their own: after the edit to sitegen.yml, that folder is watched.
+        try files.moveItem(at: site.appendingPathComponent("content/pages"), to: site.appendingPathComponent("notes"))
+        try config.replace("sources: content/pages/*.md", with: "sources: notes/*.md")
+        XCTAssertTrue(watch.waitFor("sitegen.yml changed: built in", timeout: 10), watch.stdout + watch.stderr)
+        try "---\ntitle: Reading a call report\n---\nStart with the balance sheet.\n"
+            .write(to: site.appendingPathComponent("notes/call-reports.md"), atomically: false, encoding: .utf8)
+        let newPage = site.appendingPathComponent("output/call-reports/index.html")
+        XCTAssertTrue(poll(timeout: 5) { newPage.text.contains("Start with the balance sheet.") }, "new page not built: \(watch.stdout)")
+        XCTAssertTrue(watch.waitFor("notes/call-reports.md changed: built in"), watch.stdout)
+
+        XCTAssertEqual(watch.stop(with: SIGINT), 0, watch.stderr)
+        XCTAssertFalse(watch.stderr.contains("error:"), watch.stderr)
+    }
+
     func testAFailingBuildPrintsItsErrorAndTheWatchBuildsTheFix() throws {
         let site = try ExampleSite.copy(for: self)
         let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
