@@ -162,9 +162,6 @@ struct CollectionLoader {
         if rebuilt { try ResultsController.deleteAllCaches(in: store.database) }
         let statements = try store.rowStatements(for: schema)
         var changes = Changeset()
-        // The rows of files that are gone go first: a file renamed or moved (its folder renamed, sitegen.yml
-        // pointing elsewhere) brings its keys back under its new path.
-        changes.merge(try store.deleteRows(ofSources: plan.removed, in: schema))
         // Every file is read into a rebuilt table, in the loading order.
         let files = rebuilt ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
         if !rebuilt { outcome.sourcesUnchanged += plan.unchangedFiles.count }
@@ -182,12 +179,12 @@ struct CollectionLoader {
                            collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
-        // A key that moves from a file to one before it is still the later file's when the earlier one is stored.
+        // A key that moves from a file to one stored before it is still the other file's when it is stored.
         let places = Dictionary(files.enumerated().map { ($1.path, $0) }) { first, _ in first }
-        let target = Target(collection: collection, schema: schema, statements: statements, rebuilt: rebuilt, places: places)
+        let target = Target(collection: collection, schema: schema, statements: statements, rebuilt: rebuilt, places: places,
+                            removed: Set(plan.removed))
+        statements.releasesKey = { owner, file in target.releases(owner, to: file) }
         var batch = Batch()
-        // Files that wait for a later file to give up a key, each with what the read-ahead made of it.
-        var waiting: [(FilePlan, PreparedFile?)] = []
         // A failure that ends the load leaves no savepoint open behind it.
         defer { if batch.isOpen { try? store.endSavepoint(keeping: false) } }
         for file in files {
@@ -210,9 +207,7 @@ struct CollectionLoader {
                     batch = Batch()
                     do { try store.endSavepoint(keeping: false) } catch _ { throw error }
                     for (file, prepared) in files {
-                        if try !storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes) {
-                            waiting.append((file, prepared))
-                        }
+                        try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
                     }
                     continue
                 }
@@ -222,20 +217,16 @@ struct CollectionLoader {
             case .unreadable?, .parsed?, nil:
                 // Large, or failing whatever is stored: in a savepoint of its own, after the files before it.
                 try keep(&batch, into: &outcome, changes: &changes)
-                if try !storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes) {
-                    waiting.append((file, prepared))
-                }
+                try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
             }
         }
         try keep(&batch, into: &outcome, changes: &changes)
-        // Every file has been stored now, so the files that waited for another's key fail only if it kept it.
-        for (file, prepared) in waiting {
-            try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes, mayWait: false)
-        }
         if plan.files.isEmpty && plan.unchangedFiles.isEmpty {
             outcome.warnings.append(SourceError(file: "sitegen.yml",
                 reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
         }
+        changes.merge(try store.deleteRows(ofSources: plan.removed, in: schema))
+        try statements.saveIDs()
         outcome.changeset.merge(changes)
     }
 
@@ -248,6 +239,17 @@ struct CollectionLoader {
         let rebuilt: Bool
         /// Each file of this load by its place in the loading order.
         let places: [String: Int]
+        /// The sources of the last load whose files are gone.
+        let removed: Set<String>
+
+        /// Whether `owner`'s rows give up a key to `file`'s: `owner` is gone, or is stored after `file` in this
+        /// load (and finds the key taken then, if it still has it, as a clean build would). A file renamed, or
+        /// keys moved between files, chains and swaps included, load as a clean build loads them.
+        func releases(_ owner: String, to file: String) -> Bool {
+            guard !removed.contains(owner) else { return true }
+            guard let ownerPlace = places[owner], let place = places[file] else { return false }
+            return ownerPlace > place
+        }
     }
 
     /// Small files stored one after another in one savepoint, as the read-ahead hands them over.
@@ -290,11 +292,8 @@ struct CollectionLoader {
     /// Stores one file in a savepoint of its own: when it fails, its problem is recorded and its rows
     /// stay as they were. `prepared` is what the read-ahead made of a small file; nil for a large one.
     ///
-    /// Returns false, having changed and recorded nothing, when `mayWait` and the file fails because a later
-    /// file of this load has one of its keys: it is to be stored again once that file has been.
-    @discardableResult
     private func storeAlone(_ file: FilePlan, prepared: PreparedFile?, in target: Target, into outcome: inout Outcome,
-                            changes: inout Changeset, mayWait: Bool = true) throws -> Bool
+                            changes: inout Changeset) throws
     {
         var fingerprint = file.stat
         // A file that failed is recorded with its bytes' hash when they were read.
@@ -302,10 +301,7 @@ struct CollectionLoader {
         let problem: SourceError
         do {
             try store(file, prepared: prepared, alone: true, in: target, into: &outcome, changes: &changes)
-            return true
-        } catch let error as KeyTaken {
-            if mayWait, let owner = target.places[error.owner], let place = target.places[file.path], owner > place { return false }
-            problem = error.problem
+            return
         } catch let error as SourceError {
             problem = error
         } catch let error as StoreError {
@@ -314,7 +310,6 @@ struct CollectionLoader {
         outcome.problems.append(problem)
         fingerprint.succeeded = false
         try store.recordSourceStatus(file.path, collection: target.collection.name, failure: problem.description, fingerprint: fingerprint)
-        return true
     }
 
     /// Makes the store's rows of `file` those it now yields, or records it as touched; throws when it
@@ -340,7 +335,7 @@ struct CollectionLoader {
                         try replacement.write(row)
                     } catch let error as StoreError {
                         // A key another file has (or this one, twice): the source fails at the row's line.
-                        throw KeyTaken.or(SourceError(file: file.path, line: row.line, reason: error.description), error)
+                        throw SourceError(file: file.path, line: row.line, reason: error.description)
                     }
                 }
                 if let failure { throw failure }
@@ -483,18 +478,5 @@ struct CollectionLoader {
             }
         }
         return StoredRow(key: record.key, line: record.line, contentHash: hash.signed, values: values, lists: lists)
-    }
-}
-
-/// A row refused because another source of its collection has its key: the problem as the file is told it,
-/// and that other source, which may be about to give the key up.
-struct KeyTaken: Error {
-    let problem: SourceError
-    let owner: String
-
-    /// `problem`, as a `KeyTaken` when the store refused the row for its key (`error`).
-    static func or(_ problem: SourceError, _ error: StoreError) -> Error {
-        guard case .duplicateKey(_, _, let owner) = error else { return problem }
-        return KeyTaken(problem: problem, owner: owner)
     }
 }

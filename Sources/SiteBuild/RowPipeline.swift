@@ -58,7 +58,7 @@ final class RowPipeline: @unchecked Sendable {
                         try rows.write(row)
                     } catch let error as StoreError {
                         // A row the store refuses (a key another file has) fails the source at its line.
-                        throw KeyTaken.or(SourceError(file: source.displayName, line: row.line, reason: error.description), error)
+                        throw SourceError(file: source.displayName, line: row.line, reason: error.description)
                     }
                 }
             }

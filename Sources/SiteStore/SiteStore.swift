@@ -43,6 +43,7 @@ public final class SiteStore {
                 path TEXT PRIMARY KEY, collection TEXT NOT NULL, status TEXT NOT NULL, message TEXT,
                 size INTEGER, mtime REAL, hash INTEGER, rows INTEGER, loaded_at TEXT);
             CREATE TABLE IF NOT EXISTS sitegen_state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS sitegen_ids (name TEXT PRIMARY KEY, last INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_pages (
                 path TEXT PRIMARY KEY, settings INTEGER, template INTEGER, data INTEGER, content INTEGER, hash INTEGER NOT NULL,
                 owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL);

@@ -283,14 +283,58 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(changes(keyMoved), [2, 0, 1], "Delta is a new row of its new file, Epsilon is new, the old Delta is gone")
         XCTAssertEqual(try names().suffix(2), ["4 Delta moved archive/a-renamed.csv", "5 Epsilon archive/z-more.csv"])
 
-        // Both files now name Epsilon: the first one fails, after the other has been stored, and keeps its rows.
+        // Both files now name Epsilon: as in a clean build, the first file has it and the other one fails,
+        // keeping its other rows.
         try write("archive/a-renamed.csv", "cert,name,closed\n1,Alpha,2024-01-01\n4,Delta moved,2024-04-01\n5,Copy,2024-05-01\n")
-        try write("archive/z-more.csv", "cert,name,closed\n5,Epsilon edited,2024-05-01\n")
+        try write("archive/z-more.csv", "cert,name,closed\n5,Epsilon edited,2024-05-01\n6,Zeta,2024-06-01\n")
         let clash = try build()
-        XCTAssertEqual(clash.problems.map(\.description), ["archive/a-renamed.csv:4: key '5' is already used in collection 'banks' by "
-            + "archive/z-more.csv; keys must be unique across a collection's sources"])
-        XCTAssertEqual(try names(), ["1 Alpha archive/a-renamed.csv", "2 Beta archive/a-renamed.csv", "3 Gamma archive/a-renamed.csv",
-                                     "4 Delta moved archive/a-renamed.csv", "5 Epsilon edited archive/z-more.csv"])
+        XCTAssertEqual(clash.problems.map(\.description), ["archive/z-more.csv:2: key '5' is already used in collection 'banks' by "
+            + "archive/a-renamed.csv; keys must be unique across a collection's sources"])
+        XCTAssertEqual(try names(), ["1 Alpha archive/a-renamed.csv", "4 Delta moved archive/a-renamed.csv", "5 Copy archive/a-renamed.csv"])
+
+        // A swap, and a chain through a third file: each key ends where the files now put it.
+        try write("archive/a-renamed.csv", "cert,name,closed\n1,Alpha,2024-01-01\n7,Eta,2024-07-01\n")
+        try write("archive/m-middle.csv", "cert,name,closed\n4,Delta,2024-04-01\n")
+        try write("archive/z-more.csv", "cert,name,closed\n5,Epsilon,2024-05-01\n")
+        XCTAssertTrue(try build().succeeded)
+        try write("archive/a-renamed.csv", "cert,name,closed\n4,Delta,2024-04-01\n5,Epsilon,2024-05-01\n")
+        try write("archive/m-middle.csv", "cert,name,closed\n7,Eta,2024-07-01\n")
+        try write("archive/z-more.csv", "cert,name,closed\n1,Alpha,2024-01-01\n")
+        let shuffled = try build()
+        XCTAssertTrue(shuffled.succeeded, "\(shuffled.problems)")
+        XCTAssertEqual(try names(), ["1 Alpha archive/z-more.csv", "4 Delta archive/a-renamed.csv", "5 Epsilon archive/a-renamed.csv",
+                                     "7 Eta archive/m-middle.csv"])
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        XCTAssertEqual(try store.sourceStatuses().filter { $0.path.hasPrefix("archive/") }.map { "\($0.path) \($0.rows)" },
+                       ["archive/a-renamed.csv 2", "archive/m-middle.csv 1", "archive/z-more.csv 1"])
+    }
+
+    /// A Markdown file renamed (its key is its name) moves its page, and the listing links to the new one.
+    func testARenamedMarkdownFileMovesItsPageAndItsLink() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              notes:
+                kind: markdown
+                sources: notes/*.md
+                fields: {day: date}
+                detail: {path: "/{key}/", body: body}
+            listings:
+              home: {from: notes, sort: [-day], path: /}
+            """)
+        try "{{#items}}{{url}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        try "{{{body}}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        try write("notes/a.md", "---\nday: 2024-01-01\n---\nFirst\n")
+        try write("notes/b.md", "---\nday: 2024-02-01\n---\nNewest\n")
+        XCTAssertTrue(try build().succeeded)
+        try FileManager.default.moveItem(at: site.appendingPathComponent("notes/b.md"), to: site.appendingPathComponent("notes/c.md"))
+        let renamed = try build()
+        XCTAssertTrue(renamed.succeeded, "\(renamed.problems)")
+        let output = site.appendingPathComponent("output")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8), "/c/;/a/;")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("c/index.html"), encoding: .utf8), "<p>Newest</p>\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("b/index.html").path))
     }
 
     func testChangingACollectionsKeyReadsItsSourcesAgain() throws {

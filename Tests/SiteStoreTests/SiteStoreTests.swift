@@ -175,6 +175,43 @@ final class SiteStoreTests: XCTestCase {
         XCTAssertEqual(try store.rowCount(of: "banks"), 1)
     }
 
+    /// A new row never takes the id of a row deleted before it, in this load or an earlier one, nor does a
+    /// list item: "deleted, then inserted" under one id reads as an update of one row.
+    func testNewRowsAndListItemsNeverTakeTheIdOfOnesDeletedBefore() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-ids-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let tagged = CollectionSchema(table: "posts", columns: [("title", .text), ("tags", .list)])
+        func post(_ key: String, _ tags: [String]) -> StoredRow {
+            StoredRow(key: key, line: 1, contentHash: Int64(key.count), values: [.text(key), .text("\(tags)")], lists: ["tags": tags])
+        }
+        func ids(_ table: String, _ store: SiteStore) throws -> [Int64] {
+            try store.database.fetchAll("SELECT _id FROM \(table) ORDER BY _id").compactMap { $0["_id"]?.int64Value }
+        }
+        do {
+            let store = try SiteStore(path: path)
+            try store.prepareTable(tagged)
+            _ = try store.transaction {
+                try store.replaceRows(of: "a", in: tagged, with: [post("p1", ["x"]), post("p2", ["y", "z"])])
+            }
+            // p2, the newest row, and its items go in the same load that adds p3 from another source.
+            let statements = try store.rowStatements(for: tagged)
+            let changes = try store.transaction {
+                var changes = try store.replaceRows(of: "a", using: statements) { try $0.write(post("p1", ["x"])) }
+                changes.merge(try store.replaceRows(of: "b", using: statements) { try $0.write(post("p3", ["w"])) })
+                try statements.saveIDs()
+                return changes
+            }
+            XCTAssertEqual(changes.tables["posts"], Changeset.TableChanges(inserted: [3], deleted: [2]))
+            XCTAssertEqual(changes.tables["posts__tags"], Changeset.TableChanges(inserted: [4], deleted: [2, 3]))
+            _ = try store.transaction { try store.deleteRows(ofSources: ["b"], in: tagged) }
+        }
+        // The highest ids handed out outlive the rows, and the process.
+        let store = try SiteStore(path: path)
+        _ = try store.transaction { try store.replaceRows(of: "c", in: tagged, with: [post("p4", ["v"])]) }
+        XCTAssertEqual(try ids("posts", store), [1, 4])
+        XCTAssertEqual(try ids("posts__tags", store), [1, 5])
+    }
+
     func testChangingTheColumnsRecreatesTheTable() throws {
         let store = try SiteStore(path: ":memory:")
         XCTAssertTrue(try store.prepareTable(schema))
