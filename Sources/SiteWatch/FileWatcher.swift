@@ -167,7 +167,8 @@ public final class FileWatcher: @unchecked Sendable {
         let vanished = event.has(IN_DELETE) || event.has(IN_MOVED_FROM)
         let path: String
         if event.watch == rootWatch {
-            if !isFolder && Self.matches(event.name, configuration.files) {
+            if !isFolder && Self.matches(event.name, configuration.files)
+                && (configuration.files.contains(event.name) || !ChangeFilter.ignores(name: event.name)) {
                 if appeared { created.insert(event.name) }
                 changed.insert(event.name)
                 return true
@@ -205,7 +206,9 @@ public final class FileWatcher: @unchecked Sendable {
         name.contains { "*?[".contains($0) }
     }
 
-    /// Watches each of `folders` (named as in `Configuration`) that is there, with everything under it.
+    /// Watches each of `folders` (named as in `Configuration`) that is there, with everything under it; one
+    /// that cannot be watched (no permission, no inotify watches left) does not keep the others from it, and
+    /// the first such error is thrown once they are all watched.
     private func watchFolders(_ folders: [String]) throws {
         let patterns = folders.filter(Self.isPattern)
         var names = folders.filter { !Self.isPattern($0) }
@@ -215,7 +218,15 @@ public final class FileWatcher: @unchecked Sendable {
                 if stat(rootPath + "/" + name, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { names.append(name) }
             }
         }
-        for name in names { _ = try watchTree(name) }
+        var firstError: Error?
+        for name in names {
+            do {
+                _ = try watchTree(name)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
     }
 
     private func exists(_ path: String) -> Bool {

@@ -38,10 +38,19 @@ public final class WatchSession: @unchecked Sendable {
     /// itself breaks (inotify), never for a failed build.
     public func watch(report: (RebuildReport) -> Void) throws {
         while let changed = try watcher.nextBatch() {
-            report(rebuilder.rebuild(changedPaths: changed))
-            // sitegen.yml may now read sources from somewhere new.
+            // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
+            // files written there during the build are seen.
             let sources = Self.sourceFolders(of: rebuilder.builder.root)
-            try watcher.watch(folders: sources.folders, files: sources.files)
+            var unwatched: [String] = []
+            do {
+                try watcher.watch(folders: sources.folders, files: sources.files)
+            } catch {
+                unwatched.append("sitegen.yml: sources are read from \(sources.folders.joined(separator: ", ")), "
+                                 + "but not all of them can be watched: \(error)")
+            }
+            var rebuilt = rebuilder.rebuild(changedPaths: changed)
+            rebuilt.warnings += unwatched
+            report(rebuilt)
         }
     }
 
@@ -61,17 +70,24 @@ public final class WatchSession: @unchecked Sendable {
         for pattern in config.collections.flatMap(\.sources) {
             let parts = pattern.split(separator: "/").filter { $0 != "." }
             guard !pattern.hasPrefix("/"), let first = parts.first, first != ".." else { continue }
-            if parts.count == 1 {
-                files.append(String(first))
-            } else if first == "**" {
-                // Any depth from the top: every folder of the site, which the ignored ones (output, store) leave out.
+            if first.contains("**") {
+                // Any depth from the top: every folder of the site, which the ignored ones (output, store) leave
+                // out, and the files at the top that the last part names.
                 folders.append("*")
-                files.append(String(parts.last!))
+                files.append(parts.last!.replacingOccurrences(of: "**", with: "*"))
+            } else if parts.count == 1 {
+                files.append(String(first))
             } else {
                 folders.append(String(first))
             }
         }
         return (folders.filter { !watchedFolders.contains($0) }, files.filter { !watchedFiles.contains($0) })
+    }
+
+    /// What is watched, for a line such as `watching content/, Templates/, data/ and sitegen.yml for changes`.
+    public var watchedNames: String {
+        let names = watcher.configuration.folders.map { $0 + "/" } + watcher.configuration.files
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 
     /// Ends the watch after the build under way, if any; safe from any thread.

@@ -51,8 +51,7 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode.failure
         }
         printLine("serving \(address.url) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
-        printLine("watching \(WatchSession.watchedFolders.map { $0 + "/" }.joined(separator: ", ")) and "
-                  + "\(WatchSession.watchedFiles.joined(separator: ", ")) for changes")
+        printLine("watching \(session.watchedNames) for changes")
         try session.watch { report in
             printReport(report)
             if report.wroteFiles { server.liveReload.reload() }

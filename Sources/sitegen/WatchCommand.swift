@@ -28,8 +28,7 @@ struct WatchCommand: ParsableCommand {
         try session.run { report in
             printReport(report)
             if report.changedPaths.isEmpty {
-                printLine("watching \(WatchSession.watchedFolders.map { $0 + "/" }.joined(separator: ", ")) and "
-                          + "\(WatchSession.watchedFiles.joined(separator: ", ")) for changes (Ctrl-C to stop)")
+                printLine("watching \(session.watchedNames) for changes (Ctrl-C to stop)")
             }
         }
     }
