@@ -309,20 +309,23 @@ final class LoadingTests: XCTestCase {
                        ["archive/a-renamed.csv 2", "archive/m-middle.csv 1", "archive/z-more.csv 1"])
     }
 
+    /// A site of Markdown notes, dated, listed newest first.
+    private static let notesSite = """
+        title: Test
+        collections:
+          notes:
+            kind: markdown
+            sources: notes/*.md
+            fields: {day: date}
+        listings:
+          home: {from: notes, sort: [-day], path: /}
+        """
+
     /// A Markdown file renamed (its key is its name) moves its page, and the listing links to the new one.
     func testARenamedMarkdownFileMovesItsPageAndItsLink() throws {
         try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
-        try write("sitegen.yml", """
-            title: Test
-            collections:
-              notes:
-                kind: markdown
-                sources: notes/*.md
-                fields: {day: date}
-                detail: {path: "/{key}/", body: body}
-            listings:
-              home: {from: notes, sort: [-day], path: /}
-            """)
+        try write("sitegen.yml", Self.notesSite.replacingOccurrences(of: "fields: {day: date}",
+                                                                     with: "fields: {day: date}\n    detail: {path: \"/{key}/\", body: body}"))
         try "{{#items}}{{url}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
         try "{{{body}}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
         try write("notes/a.md", "---\nday: 2024-01-01\n---\nFirst\n")
@@ -351,16 +354,7 @@ final class LoadingTests: XCTestCase {
     /// listing's sort are listed as a clean build lists them.
     func testFilesAreStoredInPathOrderAndRecordsThatTieAreListedAsACleanBuildListsThem() throws {
         try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
-        let config = """
-            title: Test
-            collections:
-              notes:
-                kind: markdown
-                sources: notes/*.md
-                fields: {day: date}
-            listings:
-              home: {from: notes, sort: [-day], path: /}
-            """
+        let config = Self.notesSite
         try write("sitegen.yml", config)
         let names = (0..<300).map { String(format: "n%03d", $0) }.shuffled()
         for name in names { try write("notes/\(name).md", "---\nday: 2024-01-01\n---\nBody of \(name)\n") }

@@ -18,13 +18,17 @@ final class WatchCommandTests: XCTestCase {
         print("edit to page: \(String(format: "%.3f", Date().timeIntervalSince(edited))) s")
         XCTAssertTrue(watch.waitFor("content/records/failed-banks.csv changed: built in"), watch.stdout)
 
-        let folder = site.appendingPathComponent("content/pages/guides/deeper")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("content/pages/guides/deeper"), withIntermediateDirectories: true)
+        try addACallReport(at: "content/pages/guides/deeper/call-reports.md", in: site, watched: watch)
+    }
+
+    /// Writes a new Markdown page at `path`, checks that the watch builds its page, then stops the watch.
+    private func addACallReport(at path: String, in site: URL, watched watch: RunningSitegen) throws {
         try "---\ntitle: Reading a call report\n---\nStart with the balance sheet.\n"
-            .write(to: folder.appendingPathComponent("call-reports.md"), atomically: false, encoding: .utf8)
+            .write(to: site.appendingPathComponent(path), atomically: false, encoding: .utf8)
         let newPage = site.appendingPathComponent("output/call-reports/index.html")
         XCTAssertTrue(poll(timeout: 5) { newPage.text.contains("Start with the balance sheet.") }, "new page not built: \(watch.stdout)")
-        XCTAssertTrue(watch.waitFor("content/pages/guides/deeper/call-reports.md"), watch.stdout)
+        XCTAssertTrue(watch.waitFor(path), watch.stdout)
 
         XCTAssertEqual(watch.stop(with: SIGINT), 0, watch.stderr)
         XCTAssertFalse(watch.stderr.contains("error:"), watch.stderr)
@@ -51,14 +55,7 @@ final class WatchCommandTests: XCTestCase {
         try files.moveItem(at: site.appendingPathComponent("content/pages"), to: site.appendingPathComponent("notes"))
         try config.replace("sources: content/pages/*.md", with: "sources: notes/*.md")
         XCTAssertTrue(watch.waitFor("sitegen.yml changed: built in", timeout: 10), watch.stdout + watch.stderr)
-        try "---\ntitle: Reading a call report\n---\nStart with the balance sheet.\n"
-            .write(to: site.appendingPathComponent("notes/call-reports.md"), atomically: false, encoding: .utf8)
-        let newPage = site.appendingPathComponent("output/call-reports/index.html")
-        XCTAssertTrue(poll(timeout: 5) { newPage.text.contains("Start with the balance sheet.") }, "new page not built: \(watch.stdout)")
-        XCTAssertTrue(watch.waitFor("notes/call-reports.md changed: built in"), watch.stdout)
-
-        XCTAssertEqual(watch.stop(with: SIGINT), 0, watch.stderr)
-        XCTAssertFalse(watch.stderr.contains("error:"), watch.stderr)
+        try addACallReport(at: "notes/call-reports.md", in: site, watched: watch)
     }
 
     func testAFailingBuildPrintsItsErrorAndTheWatchBuildsTheFix() throws {
