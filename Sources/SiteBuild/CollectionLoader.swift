@@ -179,11 +179,9 @@ struct CollectionLoader {
                            collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
-        // A key that moves from a file to one stored before it is still the other file's when it is stored.
-        let places = Dictionary(files.enumerated().map { ($1.path, $0) }) { first, _ in first }
-        let target = Target(collection: collection, schema: schema, statements: statements, rebuilt: rebuilt, places: places,
-                            removed: Set(plan.removed))
-        statements.releasesKey = { owner, file in target.releases(owner, to: file) }
+        let target = Target(collection: collection, schema: schema, statements: statements, rebuilt: rebuilt)
+        let order = LoadOrder(paths: files.map(\.path), removed: plan.removed)
+        statements.releasesKey = { owner, file in order.releases(owner, to: file) }
         var batch = Batch()
         // A failure that ends the load leaves no savepoint open behind it.
         defer { if batch.isOpen { try? store.endSavepoint(keeping: false) } }
@@ -237,16 +235,26 @@ struct CollectionLoader {
         let statements: RowStatements
         /// Whether the table was made again, so that no file has rows in it yet.
         let rebuilt: Bool
-        /// Each file of this load by its place in the loading order.
-        let places: [String: Int]
-        /// The sources of the last load whose files are gone.
-        let removed: Set<String>
+    }
 
-        /// Whether `owner`'s rows give up a key to `file`'s: `owner` is gone, or is stored after `file` in this
-        /// load (and finds the key taken then, if it still has it, as a clean build would). A file renamed, or
-        /// keys moved between files, chains and swaps included, load as a clean build loads them.
+    /// Which source gives up a key that a file being stored has too: a file renamed, or keys moved between
+    /// files, chains and swaps included, load as a clean build loads them.
+    private final class LoadOrder {
+        private let paths: [String]
+        private let removed: [String]
+        /// Each file's place in the loading order, made at the first clash: most loads have none.
+        private lazy var places = Dictionary(paths.enumerated().map { ($1, $0) }) { first, _ in first }
+        private lazy var gone = Set(removed)
+
+        init(paths: [String], removed: [String]) {
+            self.paths = paths
+            self.removed = removed
+        }
+
+        /// Whether `owner` gives the key up to `file`: `owner`'s file is gone, or is stored after `file` in
+        /// this load (and finds the key taken then, if it still has it, as a clean build would).
         func releases(_ owner: String, to file: String) -> Bool {
-            guard !removed.contains(owner) else { return true }
+            guard !gone.contains(owner) else { return true }
             guard let ownerPlace = places[owner], let place = places[file] else { return false }
             return ownerPlace > place
         }
