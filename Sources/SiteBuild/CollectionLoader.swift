@@ -299,7 +299,6 @@ struct CollectionLoader {
 
     /// Stores one file in a savepoint of its own: when it fails, its problem is recorded and its rows
     /// stay as they were. `prepared` is what the read-ahead made of a small file; nil for a large one.
-    ///
     private func storeAlone(_ file: FilePlan, prepared: PreparedFile?, in target: Target, into outcome: inout Outcome,
                             changes: inout Changeset) throws
     {

@@ -135,10 +135,10 @@ public final class RowStatements {
 /// Hands out the ids of a table's new rows: never one a row of the table has had, even one deleted since.
 ///
 /// SQLite gives a new row the largest id plus one, so a row inserted after the newest was deleted took
-/// its id, and "deleted, then inserted" reached the results controllers as an update of one row: a
-/// renamed Markdown file (same content, another key) kept its old page, and records pointing at the
-/// deleted key were not told. AUTOINCREMENT would do the same at the cost of a write per insert
-/// (0.7 µs, 0.3 s of a 100,000-record load); here the highest id is written once per load.
+/// its id, and "deleted, then inserted" reached the results controllers as an update of one row: a record
+/// replaced by another with the same content hash would keep the pages showing the old one, and records
+/// pointing at the deleted key would not be told. AUTOINCREMENT would do the same at the cost of a write
+/// per insert (0.7 µs, 0.3 s of a 100,000-record load); here the highest id is written once per load.
 public final class RowIDs {
     private let database: Database
     private let table: String
