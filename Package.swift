@@ -60,7 +60,7 @@ let package = Package(
         .executableTarget(name: "TemplateBenchmark", dependencies: ["SiteRender", .product(name: "Mustache", package: "swift-mustache")],
                           path: "Benchmarks/TemplateBenchmark"),
         // The physical floors of a full build (writing, SQLite, cmark-gfm) with nothing of sitegen's: scripts/bench-vs-hugo.
-        .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM"], path: "Benchmarks/FloorBenchmark",
+        .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM", "CLinux"], path: "Benchmarks/FloorBenchmark",
                           linkerSettings: mimalloc),
 
         // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.

@@ -2,6 +2,7 @@
 // costs on this machine, with nothing of sitegen's own in it.
 //
 //   swift run -c release FloorBenchmark SOURCES OUTPUT WORK [--threads T] [--json FILE]
+//   swift run -c release FloorBenchmark --incremental REPORT SOURCES OUTPUT WORK [--threads T] [--json FILE]
 //
 // SOURCES is a folder of Markdown files with front matter (gen_corpus.py's md/), OUTPUT a built site
 // (sitegen's output/ of those sources), WORK a scratch folder, best a new one: it is emptied first and
@@ -22,6 +23,15 @@
 // (no YAML: a floor should not pay for parsing it), is timed and printed too but not counted in the sum.
 // Writing and rendering use T threads (default: the cores, as sitegen's render workers do); SQLite
 // inserts from one. `scripts/bench-vs-hugo` runs this beside full builds of sitegen and Hugo.
+//
+// With --incremental, the floor of an incremental build instead (IncrementalFloor.swift): REPORT is the
+// `sitegen build --report` file of an incremental build of SOURCES into OUTPUT, and WORK a folder that
+// an earlier run left full (its output/ holds the site before that build). Two floors and their sum:
+//   scan sources   the status (fstatat) of every file under SOURCES: a build in a new process finds what
+//                  changed no cheaper
+//   replace files  the files REPORT says were written, OUTPUT's bytes, replacing WORK/output's as
+//                  sitegen's spare files do (written into files whose blocks are allocated, then swapped
+//                  in by renameat2 exchange; decisions.md 12), and the files it deleted, renamed away
 import CCmarkGFM
 import CSQLite
 import Foundation
@@ -354,6 +364,7 @@ func run(_ arguments: [String]) throws {
     var positional: [String] = []
     var threads = ProcessInfo.processInfo.activeProcessorCount
     var jsonPath: String?
+    var incrementalReport: String?
     var index = 0
     while index < arguments.count {
         switch arguments[index] {
@@ -366,15 +377,22 @@ func run(_ arguments: [String]) throws {
         case "--json" where index + 1 < arguments.count:
             jsonPath = arguments[index + 1]
             index += 1
+        case "--incremental" where index + 1 < arguments.count:
+            incrementalReport = arguments[index + 1]
+            index += 1
         default:
             positional.append(arguments[index])
         }
         index += 1
     }
     guard positional.count == 3 else {
-        throw FloorError(description: "usage: FloorBenchmark SOURCES OUTPUT WORK [--threads T] [--json FILE]")
+        throw FloorError(description: "usage: FloorBenchmark [--incremental REPORT] SOURCES OUTPUT WORK [--threads T] [--json FILE]")
     }
     let (sources, output, work) = (positional[0], positional[1], positional[2])
+    if let incrementalReport {
+        return try runIncremental(report: incrementalReport, sources: sources, output: output, work: work,
+                                  threads: threads, jsonPath: jsonPath)
+    }
     try? FileManager.default.removeItem(atPath: work)
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 
