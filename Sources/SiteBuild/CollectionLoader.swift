@@ -106,10 +106,10 @@ struct CollectionLoader {
         return (toRead, unchanged, removed)
     }
 
-    /// Where file `path` (relative to the site) is. Said to be a file: else the URL asks the file system
-    /// whether the path is a folder.
+    /// Where file `path` (relative to the site, or absolute) is. Said to be a file: else the URL asks the
+    /// file system whether the path is a folder.
     private func url(of path: String) -> URL {
-        root.appendingPathComponent(path, isDirectory: false)
+        path.hasPrefix("/") ? URL(fileURLWithPath: path, isDirectory: false) : root.appendingPathComponent(path, isDirectory: false)
     }
 
     /// Same size and modification time as a good load: not even read.
@@ -173,9 +173,9 @@ struct CollectionLoader {
             // cache) are asked for a window ahead, so the disk reads them while earlier ones are parsed
             // instead of one at a time: a sixth of a 100,000-file load's reads waited for the disk.
             for ahead in (index == 0 ? 1 : Self.hintDistance)...Self.hintDistance where index + ahead < small.count {
-                Self.announce(rootPath + "/" + small[index + ahead].path)
+                Self.announce(SourceGlob.location(of: small[index + ahead].path, under: rootPath))
             }
-            return prepare(small[index], at: rootPath + "/" + small[index].path, previous: rebuilt ? nil : small[index].previous,
+            return prepare(small[index], at: SourceGlob.location(of: small[index].path, under: rootPath), previous: rebuilt ? nil : small[index].previous,
                            collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }

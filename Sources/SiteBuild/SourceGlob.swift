@@ -14,7 +14,13 @@ struct SourceGlob {
         let modified: Double
     }
 
-    /// Matching files relative to `root`, sorted so that loading order never depends on the file system.
+    /// Where the source file `path` (relative to the site at `rootPath`, or absolute) is on the disk.
+    static func location(of path: String, under rootPath: String) -> String {
+        path.hasPrefix("/") ? path : rootPath + "/" + path
+    }
+
+    /// Matching files relative to `root` (absolute for an absolute pattern), sorted so that loading order
+    /// never depends on the file system.
     func files(under root: URL) -> [String] {
         entries(under: root).map(\.path)
     }
@@ -28,10 +34,11 @@ struct SourceGlob {
         let rootPath = root.standardizedFileURL.path
         guard literalPrefix.count < components.count else {
             var status = stat()
-            guard stat(rootPath + "/" + pattern, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [] }
+            guard stat(Self.location(of: pattern, under: rootPath), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [] }
             return [Entry(path: pattern, size: Int64(status.st_size), modified: Self.modified(status))]
         }
-        let base = literalPrefix.joined(separator: "/")
+        // An absolute pattern's paths stay absolute, so that they match it.
+        let base = (pattern.hasPrefix("/") ? "/" : "") + literalPrefix.joined(separator: "/")
         let recursive = pattern.contains("**")
         let flags = recursive ? 0 : FNM_PATHNAME
         let glob = recursive ? pattern.replacingOccurrences(of: "**/", with: "*") : pattern
@@ -47,13 +54,13 @@ struct SourceGlob {
 
     /// Adds each regular file (or link to one) under `relative` matching `glob`, at most `depth` levels down.
     private func walk(_ rootPath: String, relative: String, depth: Int, glob: String, flags: Int32, into matches: inout [Entry]) {
-        guard depth > 0, let folder = opendir(relative.isEmpty ? rootPath : rootPath + "/" + relative) else { return }
+        guard depth > 0, let folder = opendir(relative.isEmpty ? rootPath : Self.location(of: relative, under: rootPath)) else { return }
         defer { closedir(folder) }
         var candidates: [(name: String, path: String, unknown: Bool)] = []
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard !name.hasPrefix(".") else { continue }
-            let path = relative.isEmpty ? name : relative + "/" + name
+            let path = relative.isEmpty ? name : relative == "/" ? "/" + name : relative + "/" + name
             let type = Int32(entry.pointee.d_type)
             if type == Int32(DT_DIR) {
                 walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)

@@ -19,6 +19,8 @@ public final class FileWatcher: @unchecked Sendable {
         public var root: URL
         /// Names of folders directly in `root`, watched with everything under them; they may appear or vanish
         /// later. A name with `*`, `?` or `[` is a pattern (`fnmatch`) for every folder it matches, hidden ones aside.
+        /// An absolute path names a folder outside `root`, watched while it exists (one made later is watched
+        /// from the next `watch(folders:files:)`); its changes are reported as absolute paths.
         public var folders: [String]
         /// Names (or patterns, as for `folders`) of files directly in `root`; watched through the root folder so
         /// an editor's save-by-rename is seen.
@@ -131,7 +133,23 @@ public final class FileWatcher: @unchecked Sendable {
         configuration.files += files.filter { !configuration.files.contains($0) }
         configuration.folders += newFolders
         #if canImport(Glibc)
-        try watchFolders(newFolders)
+        // A folder outside the root has no watched parent to see it made: it is looked for again each time.
+        let watched = Set(folderByWatch.values)
+        let missing = configuration.folders.filter { $0.hasPrefix("/") && !newFolders.contains($0) && !watched.contains($0) }
+        try watchFolders(newFolders + missing)
+        #endif
+    }
+
+    /// Stops watching `folders` and `files` (named as they were given), except what another name still
+    /// watched covers. Call it from the thread that calls `nextBatch()`, between batches.
+    public func unwatch(folders: [String], files: [String]) {
+        configuration.files.removeAll { files.contains($0) }
+        configuration.folders.removeAll { folders.contains($0) }
+        #if canImport(Glibc)
+        let tops = Set(folderByWatch.values.map { $0.hasPrefix("/") ? $0 : String($0.prefix { $0 != "/" }) })
+        for top in tops where Self.covers(folders, top) && !Self.covers(configuration.folders, top) {
+            unwatchTree(top)
+        }
         #endif
     }
 
@@ -202,6 +220,12 @@ public final class FileWatcher: @unchecked Sendable {
         names.contains { $0 == name || (isPattern($0) && fnmatch($0, name, FNM_PERIOD) == 0) }
     }
 
+    /// Whether the folder `path` (a name in the root, or an absolute path) is one of `folders`, matches one of
+    /// their patterns, or is under one of them.
+    private static func covers(_ folders: [String], _ path: String) -> Bool {
+        path.hasPrefix("/") ? folders.contains { path == $0 || path.hasPrefix($0 + "/") } : matches(path, folders)
+    }
+
     private static func isPattern(_ name: String) -> Bool {
         name.contains { "*?[".contains($0) }
     }
@@ -231,7 +255,12 @@ public final class FileWatcher: @unchecked Sendable {
 
     private func exists(_ path: String) -> Bool {
         var status = stat()
-        return lstat(rootPath + "/" + path, &status) == 0
+        return lstat(location(of: path), &status) == 0
+    }
+
+    /// Where `path` (relative to the root, or absolute) is.
+    private func location(of path: String) -> String {
+        path.hasPrefix("/") ? path : rootPath + "/" + path
     }
 
     private func isIgnored(_ path: String) -> Bool {
@@ -242,7 +271,7 @@ public final class FileWatcher: @unchecked Sendable {
     /// relative to the root.
     private func watchTree(_ relative: String) throws -> [String] {
         guard !isIgnored(relative) else { return [] }
-        let absolute = rootPath + "/" + relative
+        let absolute = location(of: relative)
         let watch: Int32
         do {
             watch = try inotify.addWatch(absolute, mask: Self.folderEvents)
@@ -257,7 +286,7 @@ public final class FileWatcher: @unchecked Sendable {
         for name in names.sorted() where !ChangeFilter.ignores(name: name) {
             let child = relative + "/" + name
             var status = stat()
-            guard lstat(rootPath + "/" + child, &status) == 0 else { continue }
+            guard lstat(location(of: child), &status) == 0 else { continue }
             files.append(child)
             if status.st_mode & S_IFMT == S_IFDIR { files += try watchTree(child) }
         }

@@ -2,8 +2,8 @@ import Foundation
 import SiteBuild
 
 /// The loop of `sitegen watch` and `sitegen serve`: a first build, then one build per batch of changes to the
-/// site's `content/`, `Templates/` and `sitegen.yml`, and to the folders its collections' sources are in, until
-/// `stop()`.
+/// site's `content/`, `Templates/` and `sitegen.yml`, and to the folders its collections' sources are in (inside
+/// the site or out), until `stop()`.
 ///
 /// ```swift
 /// let session = try WatchSession(builder: SiteBuilder(root: site))
@@ -18,20 +18,28 @@ public final class WatchSession: @unchecked Sendable {
     /// The watcher, started when the session is made so that no change during the first build is missed.
     public let watcher: FileWatcher
     private let rebuilder: Rebuilder
+    /// The source folders and files `sitegen.yml` named when last read, watched beside the fixed ones.
+    private var sources: (folders: [String], files: [String]) = ([], [])
+    /// Why some source folder could not be watched, told with the next build.
+    private var watchWarnings: [String] = []
 
-    /// Starts watching the site of `builder`; its output folder and store folder are never watched.
+    /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
+    /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
     public init(builder: SiteBuilder, quietPeriod: Double = 0.1, maximumDelay: Double = 1.0) throws {
         rebuilder = Rebuilder(builder: builder)
-        let sources = Self.sourceFolders(of: builder.root)
         watcher = try FileWatcher(FileWatcher.Configuration(
-            root: builder.root, folders: Self.watchedFolders + sources.folders, files: Self.watchedFiles + sources.files,
+            root: builder.root, folders: Self.watchedFolders, files: Self.watchedFiles,
             ignoredFolders: [builder.outputDirectory, builder.storePath.deletingLastPathComponent()],
             quietPeriod: quietPeriod, maximumDelay: maximumDelay))
+        followSources()
     }
 
     /// Builds the site once, as the first build of a watch does.
     public func buildOnce(changedPaths: [String] = []) -> RebuildReport {
-        rebuilder.rebuild(changedPaths: changedPaths)
+        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths)
+        rebuilt.warnings += watchWarnings
+        watchWarnings = []
+        return rebuilt
     }
 
     /// Builds once per batch of changes, telling `report` about each, until `stop()`; throws only when the watch
@@ -40,17 +48,23 @@ public final class WatchSession: @unchecked Sendable {
         while let changed = try watcher.nextBatch() {
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
             // files written there during the build are seen.
-            let sources = Self.sourceFolders(of: rebuilder.builder.root)
-            var unwatched: [String] = []
-            do {
-                try watcher.watch(folders: sources.folders, files: sources.files)
-            } catch {
-                unwatched.append("sitegen.yml: sources are read from \(sources.folders.joined(separator: ", ")), "
+            followSources()
+            report(buildOnce(changedPaths: changed))
+        }
+    }
+
+    /// Watches the folders and files `sitegen.yml` reads sources from now, and no longer those it stopped
+    /// naming (a save there would build for nothing).
+    private func followSources() {
+        let now = Self.sourceFolders(of: rebuilder.builder.root)
+        watcher.unwatch(folders: sources.folders.filter { !now.folders.contains($0) },
+                        files: sources.files.filter { !now.files.contains($0) })
+        sources = now
+        do {
+            try watcher.watch(folders: now.folders, files: now.files)
+        } catch {
+            watchWarnings.append("sitegen.yml: sources are read from \(now.folders.joined(separator: ", ")), "
                                  + "but not all of them can be watched: \(error)")
-            }
-            var rebuilt = rebuilder.rebuild(changedPaths: changed)
-            rebuilt.warnings += unwatched
-            report(rebuilt)
         }
     }
 
@@ -60,16 +74,28 @@ public final class WatchSession: @unchecked Sendable {
         try watch(report: report)
     }
 
-    /// Where the collections of the site at `root` read their files, as names (or patterns) of the folders and
-    /// files directly in the site: a source pattern's first part. Sources outside the site are not watched;
-    /// none are named while `sitegen.yml` does not load (the build says why).
+    /// Where the collections of the site at `root` read their files: names (or patterns) of the folders and
+    /// files directly in the site (a source pattern's first part), and absolute paths of folders outside it
+    /// (the folder a pattern's matches all share). A folder that holds the site is left out: watched, it would
+    /// watch the site's output. None are named while `sitegen.yml` does not load (the build says why).
     public static func sourceFolders(of root: URL) -> (folders: [String], files: [String]) {
         guard let config = try? SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")
         else { return ([], []) }
+        let rootPath = root.standardizedFileURL.path
         var folders: [String] = [], files: [String] = []
         for pattern in config.collections.flatMap(\.sources) {
             let parts = pattern.split(separator: "/").filter { $0 != "." }
-            guard !pattern.hasPrefix("/"), let first = parts.first, first != ".." else { continue }
+            guard let first = parts.first else { continue }
+            if pattern.hasPrefix("/") || first == ".." {
+                let shared = parts.dropLast().prefix { !$0.contains(where: { "*?[".contains($0) }) }.joined(separator: "/")
+                let folder = URL(fileURLWithPath: pattern.hasPrefix("/") ? "/" + shared : rootPath + "/" + shared).standardizedFileURL.path
+                if folder.hasPrefix(rootPath + "/") {
+                    folders.append(String(folder.dropFirst(rootPath.count + 1).prefix { $0 != "/" }))
+                } else if folder != "/" && folder != rootPath && !rootPath.hasPrefix(folder + "/") {
+                    folders.append(folder)
+                }
+                continue
+            }
             if first.contains("**") {
                 // Any depth from the top: every folder of the site, which the ignored ones (output, store) leave
                 // out, and the files at the top that the last part names.
@@ -81,7 +107,8 @@ public final class WatchSession: @unchecked Sendable {
                 folders.append(String(first))
             }
         }
-        return (folders.filter { !watchedFolders.contains($0) }, files.filter { !watchedFiles.contains($0) })
+        var seen = Set(watchedFolders + watchedFiles.map { "file:" + $0 })
+        return (folders.filter { seen.insert($0).inserted }, files.filter { seen.insert("file:" + $0).inserted })
     }
 
     /// What is watched, for a line such as `watching content/, Templates/, data/ and sitegen.yml for changes`.

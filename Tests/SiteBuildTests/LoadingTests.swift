@@ -190,6 +190,39 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try build().sourcesRead, 0)
     }
 
+    func testSourcesBesideTheSiteOrAtAnAbsolutePathLoadAndAreNamedByThatPath() throws {
+        let shared = site.deletingLastPathComponent().appendingPathComponent(site.lastPathComponent + "-shared")
+        addTeardownBlock { try? FileManager.default.removeItem(at: shared) }
+        try FileManager.default.createDirectory(at: shared.appendingPathComponent("2024"), withIntermediateDirectories: true)
+        try "cert,name,closed\n7,Eta,2024-07-01\n".write(to: shared.appendingPathComponent("beside.csv"), atomically: true, encoding: .utf8)
+        let deep = shared.appendingPathComponent("2024/deep.csv")
+        try "cert,name,closed\n8,Theta,2024-08-01\n9,Iota,2024-09-01\n".write(to: deep, atomically: true, encoding: .utf8)
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              banks:
+                kind: csv
+                sources: [data/*.csv, ../\(shared.lastPathComponent)/*.csv, \(shared.path)/20*/*.csv]
+                key: cert
+                fields: {cert: integer, name: text, closed: date}
+            listings:
+              home: {from: banks, sort: [-closed], path: /}
+            """)
+        let first = try build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        XCTAssertTrue(first.warnings.isEmpty, "\(first.warnings)")
+        XCTAssertEqual(changes(first), [6, 0, 0])
+
+        try "cert,name,closed\n8,Theta,2024-08-01\nnine,Iota,2024-09-01\n".write(to: deep, atomically: true, encoding: .utf8)
+        let broken = try build()
+        XCTAssertFalse(broken.succeeded)
+        XCTAssertEqual(changes(broken), [0, 0, 0], "the bad file keeps its rows")
+        XCTAssertTrue(broken.problems.map(\.description).joined().contains("\(deep.path):3"), "\(broken.problems)")
+
+        try FileManager.default.removeItem(at: shared.appendingPathComponent("beside.csv"))
+        XCTAssertEqual(changes(try build()), [0, 0, 1])
+    }
+
     func testABadFileKeepsItsRowsIsRetriedAndTheOthersStillLoad() throws {
         _ = try build()
         try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,\"Beta,2024-02-01\n")

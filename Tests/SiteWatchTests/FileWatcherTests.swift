@@ -102,6 +102,32 @@ final class FileWatcherTests: XCTestCase {
         XCTAssertEqual(nextBatch(), ["content/generated.csv", "top.md"])
     }
 
+    func testFoldersOutsideTheRootAreWatchedOnceMadeAndFoldersDroppedAreNot() throws {
+        let outside = root.deletingLastPathComponent().appendingPathComponent(root.lastPathComponent + "-outside")
+        addTeardownBlock { try? FileManager.default.removeItem(at: outside) }
+        try watcher.watch(folders: [outside.path, "data"], files: [])
+        try FileManager.default.createDirectory(at: outside.appendingPathComponent("feeds"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("data"), withIntermediateDirectories: true)
+        // The root's watch sees data/ made; nothing watches the outside folder's parent.
+        XCTAssertEqual(nextBatch(), ["data"])
+        try watcher.watch(folders: [outside.path, "data"], files: [])
+        try "a".write(to: outside.appendingPathComponent("feeds/a.xml"), atomically: false, encoding: .utf8)
+        try write("b", to: "data/b.csv")
+        XCTAssertEqual(nextBatch(), [outside.path + "/feeds/a.xml", "data/b.csv"])
+
+        watcher.unwatch(folders: [outside.path, "data"], files: [])
+        XCTAssertEqual(watcher.configuration.folders, ["content", "Templates"])
+        try "c".write(to: outside.appendingPathComponent("feeds/c.xml"), atomically: false, encoding: .utf8)
+        try write("d", to: "data/d.csv")
+        try write("e", to: "content/records/e.csv")
+        XCTAssertEqual(nextBatch(), ["content/records/e.csv"])
+        // A folder still named by a pattern stays watched when its own name is dropped.
+        try watcher.watch(folders: ["data", "d*"], files: [])
+        watcher.unwatch(folders: ["data"], files: [])
+        try write("f", to: "data/f.csv")
+        XCTAssertEqual(nextBatch(), ["data/f.csv"])
+    }
+
     func testFoldersCreatedLaterAreWatchedWithWhatTheyAlreadyHold() throws {
         let folder = root.appendingPathComponent("content/pages/guides")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

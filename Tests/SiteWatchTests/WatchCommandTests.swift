@@ -24,8 +24,9 @@ final class WatchCommandTests: XCTestCase {
 
     /// Writes a new Markdown page at `path`, checks that the watch builds its page, then stops the watch.
     private func addACallReport(at path: String, in site: URL, watched watch: RunningSitegen) throws {
+        let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : site.appendingPathComponent(path)
         try "---\ntitle: Reading a call report\n---\nStart with the balance sheet.\n"
-            .write(to: site.appendingPathComponent(path), atomically: false, encoding: .utf8)
+            .write(to: file, atomically: false, encoding: .utf8)
         let newPage = site.appendingPathComponent("output/call-reports/index.html")
         XCTAssertTrue(poll(timeout: 5) { newPage.text.contains("Start with the balance sheet.") }, "new page not built: \(watch.stdout)")
         XCTAssertTrue(watch.waitFor(path), watch.stdout)
@@ -56,6 +57,41 @@ final class WatchCommandTests: XCTestCase {
         try config.replace("sources: content/pages/*.md", with: "sources: notes/*.md")
         XCTAssertTrue(watch.waitFor("sitegen.yml changed: built in", timeout: 10), watch.stdout + watch.stderr)
         try addACallReport(at: "notes/call-reports.md", in: site, watched: watch)
+    }
+
+    /// Sources may live beside the site (`../`) or anywhere (an absolute path): those folders are watched too,
+    /// and a folder `sitegen.yml` stops reading is no longer watched.
+    func testSourcesOutsideTheSiteAreWatchedAndAFolderNoLongerReadIsNot() throws {
+        let site = try ExampleSite.copy(for: self)
+        let files = FileManager.default
+        let data = site.deletingLastPathComponent().appendingPathComponent(site.lastPathComponent + "-data")
+        addTeardownBlock { try? FileManager.default.removeItem(at: data) }
+        try files.createDirectory(at: data, withIntermediateDirectories: true)
+        try files.moveItem(at: site.appendingPathComponent("content/records"), to: data.appendingPathComponent("records"))
+        try files.moveItem(at: site.appendingPathComponent("content/pages"), to: data.appendingPathComponent("pages"))
+        let config = site.appendingPathComponent("sitegen.yml")
+        try config.replace("sources: content/records/*.csv", with: "sources: ../\(data.lastPathComponent)/records/*.csv")
+        try config.replace("sources: content/pages/*.md", with: "sources: \(data.path)/pages/*.md")
+        let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
+        XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
+        XCTAssertTrue(watch.stdout.contains("watching content/, Templates/, \(data.path)/records/, \(data.path)/pages/ and sitegen.yml"),
+                      watch.stdout)
+        let page = site.appendingPathComponent("output/banks/23917/index.html")
+        XCTAssertTrue(page.text.contains("Capitol Bank"))
+
+        try data.appendingPathComponent("records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
+        XCTAssertTrue(poll(timeout: 1) { page.text.contains("Capitol Savings Bank") }, "not rebuilt within 1 s: \(watch.stdout)")
+        XCTAssertTrue(watch.waitFor("\(data.path)/records/failed-banks.csv changed: built in"), watch.stdout)
+
+        // The pages come back into the site (copied: a build of content/pages), and sitegen.yml reads them there
+        // (a build of sitegen.yml): then a file written where they were builds nothing.
+        try files.copyItem(at: data.appendingPathComponent("pages"), to: site.appendingPathComponent("content/pages"))
+        XCTAssertTrue(watch.waitFor("changed: built in", count: 2, timeout: 10), watch.stdout + watch.stderr)
+        try config.replace("sources: \(data.path)/pages/*.md", with: "sources: content/pages/*.md")
+        XCTAssertTrue(watch.waitFor("sitegen.yml changed: built in", timeout: 10), watch.stdout + watch.stderr)
+        try "---\ntitle: Stray\n---\n".write(to: data.appendingPathComponent("pages/stray.md"), atomically: false, encoding: .utf8)
+        try addACallReport(at: "content/pages/call-reports.md", in: site, watched: watch)
+        XCTAssertFalse(watch.stdout.contains("stray.md"), watch.stdout)
     }
 
     func testAFailingBuildPrintsItsErrorAndTheWatchBuildsTheFix() throws {
