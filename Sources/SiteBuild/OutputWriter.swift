@@ -25,6 +25,8 @@ final class OutputWriter: @unchecked Sendable {
     private let rootPath: String
     /// Where replaced pages' files are kept to be written into again (see `SpareFiles`); none in a dry run.
     var spares: SpareFiles?
+    /// Where each file this build makes is written down first (see `NewFileLog`); none in a dry run.
+    var newFiles: NewFileLog?
     /// Folders this build made or found, relative to `root`: each is made once, not once per page.
     private var folders: Set<Substring> = []
     /// The folders of `folders` that this build made (`mkdir` succeeded): nothing was in them before.
@@ -61,7 +63,10 @@ final class OutputWriter: @unchecked Sendable {
             return
         }
         // A file that is there has its folder: most pages an incremental build writes replace one.
-        if existing == .missing { try makeFolder(of: path) }
+        if existing == .missing {
+            try newFiles?.record(path)
+            try makeFolder(of: path)
+        }
         if existing == .different, let spares, try spares.replace(fileAt: fullPath, with: data) {
             // Written into a spare's blocks and swapped in.
         } else {
@@ -157,26 +162,29 @@ final class OutputWriter: @unchecked Sendable {
 
     /// Deletes the files in `stale` (the last build's files that no page claims now), and folders left
     /// empty; returns the files deleted (in a dry run, that would be). After an interrupted build,
-    /// `sweepingAllBut` is every file this build wrote: then every other file in the folder goes too,
-    /// temporary files of a killed writer among them, so the folder is what a clean build writes.
-    func deleteStale(_ stale: [String], sweepingAllBut current: Set<String>? = nil) -> [String] {
+    /// `afterInterruption` is every file this build wrote and `made` the files the builds since the last
+    /// good one made (`NewFileLog`): those that no page claims go too, and a killed writer's temporary
+    /// files anywhere in the folder, so the folder is what a clean build writes. A file sitegen did not
+    /// make (`CNAME`, `.git/`) is never deleted, and neither is anything that is not a file or a link.
+    func deleteStale(_ stale: [String], afterInterruption current: Set<String>? = nil, made: [String] = []) -> [String] {
         var deleted: [String] = []
         var candidates = Set(stale)
-        if let current, let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey]) {
-            let prefix = root.standardizedFileURL.path + "/"
-            for case let url as URL in walker {
-                let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
-                guard values?.isRegularFile == true || values?.isSymbolicLink == true else { continue }
-                let path = url.standardizedFileURL.path
-                if path.hasPrefix(prefix), !current.contains(String(path.dropFirst(prefix.count))) {
-                    candidates.insert(String(path.dropFirst(prefix.count)))
+        if let current {
+            candidates.formUnion(made.filter { !current.contains($0) })
+            if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) {
+                let prefix = root.standardizedFileURL.path + "/"
+                for case let url as URL in walker where Self.isTemporary(name: url.lastPathComponent) {
+                    let path = url.standardizedFileURL.path
+                    if path.hasPrefix(prefix) { candidates.insert(String(path.dropFirst(prefix.count))) }
                 }
             }
         }
         for path in candidates.sorted() {
             let url = root.appendingPathComponent(path)
+            var status = stat()
+            guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG || status.st_mode & S_IFMT == S_IFLNK else { continue }
             if dryRun {
-                if FileManager.default.fileExists(atPath: url.path) { deleted.append(path) }
+                deleted.append(path)
                 continue
             }
             // A page's file that goes is kept as a spare for the pages of later builds while there is room.
@@ -190,6 +198,13 @@ final class OutputWriter: @unchecked Sendable {
             }
         }
         return deleted
+    }
+}
+
+extension OutputWriter {
+    /// Whether a file's `name` is that of `replaceFile`'s temporary files (`.index.html.sitegen-PID-THREAD.tmp`).
+    static func isTemporary(name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".sitegen-")
     }
 }
 

@@ -103,7 +103,9 @@ public struct SiteBuilder {
         if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
         let (previousCount, plan) = try planning.value()
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
+        let newFiles = NewFileLog(path: storePath.deletingLastPathComponent().appendingPathComponent("new-files").path)
         if !options.dryRun {
+            writer.newFiles = newFiles
             try? FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
             writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
                                        outputRoot: outputDirectory.path, capacity: max(64, previousCount / 10))
@@ -162,8 +164,11 @@ public struct SiteBuilder {
         cacheWriter?.finish()
         let (changed, removed) = plan.manifestChanges(hashes: writer.manifest)
         // After an interrupted build every page was rendered, so the writer knows every file there should be.
-        summary.deletedPaths = writer.deleteStale(removed, sweepingAllBut: interrupted ? Set(writer.manifest.keys) : nil).sorted()
+        summary.deletedPaths = writer.deleteStale(removed, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
+                                                  made: interrupted ? newFiles.files() : []).sorted()
         try store.updatePageManifest(changed: changed, removed: removed)
+        // The manifest names every file there now (in a dry run, the store's changes are taken back).
+        if !options.dryRun { newFiles.clear() }
         writer.spares?.trim()
         summary.rendered = plan.rendered.map { BuildSummary.RenderedPage(path: $0.path, reason: $0.reason) }
         summary.pagesKept = plan.kept

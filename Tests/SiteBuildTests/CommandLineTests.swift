@@ -58,18 +58,36 @@ final class CommandLineTests: XCTestCase {
     func testABuildKilledAtAnyMomentIsFinishedByTheNextOneAsACleanBuildWritesIt() throws {
         var generator = SeededGenerator(seed: UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? 20261122)
         let site = try exampleSite(), reference = try exampleSite()
-        let start = Date()
         XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
-        let fullBuild = Date().timeIntervalSince(start)
+        // Files of the user's in the output folder, which no build may touch: sitegen did not make them.
+        XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
+        let own = ["CNAME": "records.example.org\n", ".git/HEAD": "ref: refs/heads/gh-pages\n", "banks/notes.txt": "mine\n"]
+        for (path, text) in own {
+            let url = site.appendingPathComponent("output/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: false, encoding: .utf8)
+        }
         let csv = "content/records/failed-banks.csv"
+        func append(_ line: String, to folder: URL) throws {
+            let handle = try FileHandle(forWritingTo: folder.appendingPathComponent(csv))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(line.utf8))
+            try handle.close()
+        }
+        // The killed builds are incremental: they are killed within the time one takes, process start included.
+        for folder in [site, reference] { try append("Warm-up Bank,Springfield,IL,89999,None,2024-02-01,1,\"Warm.\"\n", to: folder) }
+        let start = Date()
+        XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
+        let incrementalBuild = Date().timeIntervalSince(start)
         for round in 1...4 {
             // Both sites get the same new bank; the reference is built clean, into a new store and folder.
             for folder in [site, reference] {
-                let handle = try FileHandle(forWritingTo: folder.appendingPathComponent(csv))
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data("Round \(round) Bank,Springfield,IL,\(90_000 + round),None,2024-03-0\(round),1,\"Round \(round).\"\n".utf8))
-                try handle.close()
+                try append("Round \(round) Bank,Springfield,IL,\(90_000 + round),None,2024-03-0\(round),1,\"Round \(round).\"\n", to: folder)
             }
+            // The killed build also sees a bank that is gone again before the next build: its page, if the
+            // killed build wrote it, must go.
+            let before = try String(contentsOf: site.appendingPathComponent(csv), encoding: .utf8)
+            try append("Doomed \(round) Bank,Springfield,IL,\(80_000 + round),None,2024-04-0\(round),1,\"Gone.\"\n", to: site)
             try? FileManager.default.removeItem(at: reference.appendingPathComponent("output"))
             try? FileManager.default.removeItem(at: reference.appendingPathComponent(".sitegen"))
             XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
@@ -81,17 +99,59 @@ final class CommandLineTests: XCTestCase {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let delay = Double(generator.next() % 1_000) / 1_000 * fullBuild
+            let delay = Double(generator.next() % 1_000) / 1_000 * incrementalBuild
             Thread.sleep(forTimeInterval: delay)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            try before.write(to: site.appendingPathComponent(csv), atomically: true, encoding: .utf8)
             let finished = try run(["build", "--site", site.path], in: site)
             XCTAssertEqual(finished.status, 0, finished.stderr)
             let expected = try files(under: reference.appendingPathComponent("output"))
-            let got = try files(under: site.appendingPathComponent("output"))
+            var got = try files(under: site.appendingPathComponent("output"))
+            for (path, text) in own {
+                XCTAssertEqual(got.removeValue(forKey: path), Data(text.utf8), "round \(round), killed after \(delay) s: \(path) kept")
+            }
             XCTAssertEqual(Set(got.keys), Set(expected.keys), "round \(round), killed after \(delay) s: the same files")
             XCTAssertTrue(expected.allSatisfy { got[$0.key] == $0.value }, "round \(round), killed after \(delay) s: the same bytes")
         }
+    }
+
+    /// A build that fails on a template leaves its manifest unsaved; the build after the fix deletes the
+    /// pages it wrote that no page claims now, and nothing else of the output folder's.
+    func testTheBuildAfterATemplateErrorKeepsTheFilesSitegenDidNotMake() throws {
+        let site = try exampleSite(), reference = try exampleSite()
+        XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
+        let own = ["CNAME": "banks.example.org\n", ".git/HEAD": "ref: refs/heads/gh-pages\n", "banks/notes.txt": "mine\n"]
+        for (path, text) in own {
+            let url = site.appendingPathComponent("output/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: false, encoding: .utf8)
+        }
+        // A new listing is added while the detail template is broken: the failed build writes the listing's
+        // new pages (listings come before detail pages) and no manifest.
+        let config = site.appendingPathComponent("sitegen.yml")
+        let settings = try String(contentsOf: config, encoding: .utf8)
+        try (settings + "  doomed:\n    from: banks\n    sort: name\n    pageSize: 100\n    path: /doomed/\n    title: Doomed\n")
+            .write(to: config, atomically: true, encoding: .utf8)
+        let template = site.appendingPathComponent("Templates/detail.mustache")
+        let good = try String(contentsOf: template, encoding: .utf8)
+        try good.replacingOccurrences(of: "{{title}}", with: "{{titel}}").write(to: template, atomically: true, encoding: .utf8)
+        let failed = try run(["build", "--site", site.path], in: site)
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stderr.contains("'titel'"), failed.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/doomed/page/3/index.html").path))
+        // Fixed, and the listing dropped again: its pages, in no manifest, must go.
+        try good.write(to: template, atomically: true, encoding: .utf8)
+        try settings.write(to: config, atomically: true, encoding: .utf8)
+        let fixed = try run(["build", "--site", site.path], in: site)
+        XCTAssertEqual(fixed.status, 0, fixed.stderr)
+
+        XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
+        var got = try files(under: site.appendingPathComponent("output"))
+        for (path, text) in own { XCTAssertEqual(got.removeValue(forKey: path), Data(text.utf8), "\(path) kept") }
+        let expected = try files(under: reference.appendingPathComponent("output"))
+        XCTAssertEqual(Set(got.keys), Set(expected.keys))
+        XCTAssertTrue(expected.allSatisfy { got[$0.key] == $0.value })
     }
 
     func testHelpDescribesTheBuildCommand() throws {

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The files a build made in the output folder where none were, written down before each is made, so that
+/// the build after one that stopped half-way deletes the pages it left and nothing else of the folder's.
+///
+/// Why: a build that stops (killed, or failed on a template) has not saved its page manifest, so the next
+/// build cannot tell its pages from files the user keeps there (`CNAME`, a `.git` folder, with `--output .`
+/// the site itself). The manifest of the last good build and this log name every file a build may have
+/// left; the log is emptied when a build's manifest is saved. Paths end with a NUL byte, which no path has.
+final class NewFileLog: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var descriptor: Int32 = -1
+
+    /// The log at `path` (in the store's folder), opened on the first file it is told of.
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Writes `file` (relative to the output folder) down; call it before the file is made.
+    func record(_ file: String) throws {
+        var bytes = Array(file.utf8)
+        bytes.append(0)
+        try lock.withLock {
+            if descriptor < 0 {
+                descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+                guard descriptor >= 0 else { throw Self.failure(path) }
+            }
+            // One write of a few bytes with O_APPEND: whole, after what is there, even if the process dies next.
+            guard bytes.withUnsafeBytes({ Foundation.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+                throw Self.failure(path)
+            }
+        }
+    }
+
+    /// The files written down since the log was last emptied.
+    func files() -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Empties the log: the page manifest now names every file a build made.
+    func clear() {
+        lock.withLock {
+            if descriptor >= 0 {
+                close(descriptor)
+                descriptor = -1
+            }
+            unlink(path)
+        }
+    }
+
+    private static func failure(_ path: String) -> CocoaError {
+        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+    }
+}
