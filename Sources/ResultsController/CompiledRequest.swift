@@ -94,6 +94,15 @@ struct CompiledRequest: Sendable {
             + "(SELECT \(Self.quoteColumn(relationship.targetKey)) FROM \(related) WHERE rowid IN (\(list)))"
     }
 
+    /// The ids of rows whose foreign key of `relationship` names no related row: after related rows are
+    /// deleted, their keys cannot be read any more, and these are the rows that may have named them.
+    func danglingIDsQuery(_ relationship: Relationship) -> String {
+        let table = quoteIdentifier(request.table)
+        let foreignKey = "\(table).\(Self.quoteColumn(relationship.foreignKey))"
+        return "SELECT \(table).\(Self.quoteColumn(request.idColumn)) FROM \(table) WHERE \(foreignKey) IS NOT NULL AND \(foreignKey) NOT IN "
+            + "(SELECT \(Self.quoteColumn(relationship.targetKey)) FROM \(quoteIdentifier(relationship.table)))"
+    }
+
     /// The rows (and prefetched related columns) of `count` ids; the first column is the id.
     /// `relatedColumns` holds each prefetched relationship's columns by name, and the table's own under
     /// `""` when some of them are not fetched. `allProperties` selects the unfetched properties too.

@@ -128,6 +128,12 @@ extension ResultsController {
                 let statement = try database.cachedStatement(compiled.referencingIDsQuery(relationship, count: ids.count))
                 try statement.forEachRow(ids.map { .integer($0) }) { affected.insert($0.int64(at: 0)) }
             }
+            if !changes.deleted.isEmpty && relationship.targetKey.lowercased() != "rowid" {
+                // A deleted row's key went with it: the rows that still name a missing key may have named it.
+                // (A rowid is the changeset's own name for the row, which the query above already used.)
+                let statement = try database.cachedStatement(compiled.danglingIDsQuery(relationship))
+                try statement.forEachRow([]) { affected.insert($0.int64(at: 0)) }
+            }
         }
         return affected
     }

@@ -68,7 +68,8 @@ struct PageRenderer {
         var recordRow: (Row) -> Row = { $0 }
         if let taxonomy = listing.taxonomy {
             request.table = CollectionSchema.listTable(collection.name, taxonomy)
-            request.relationships = [Relationship(name: "record", table: collection.name, foreignKey: "record_id", targetKey: "_id")]
+            // By rowid (which `_id` is): a changed record's list items are then found by its id, deleted or not.
+            request.relationships = [Relationship(name: "record", table: collection.name, foreignKey: "record_id", targetKey: "rowid")]
             request.prefetchedRelationships = ["record"]
             request.sortDescriptors = Self.sortDescriptors(listing.sort, ofRecordsAs: "record.")
             request.filter = listing.filter.map { "record_id IN (SELECT _id FROM \(quoteIdentifier(collection.name)) WHERE \($0))" }

@@ -35,17 +35,19 @@ final class DeltaPropertyTests: XCTestCase {
         var random = SeededGenerator(seed: seed)
         let database = try Database(path: ":memory:")
         try database.executeScript("""
-            CREATE TABLE details (id INTEGER PRIMARY KEY, x INTEGER, y TEXT);
-            CREATE TABLE items (id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL, s TEXT, v INTEGER NOT NULL DEFAULT 0, detail_id INTEGER);
+            CREATE TABLE details (id INTEGER PRIMARY KEY, x INTEGER, y TEXT, code TEXT UNIQUE);
+            CREATE TABLE items (id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL, s TEXT, v INTEGER NOT NULL DEFAULT 0, detail_id INTEGER,
+                                detail_code TEXT);
             CREATE INDEX items_detail ON items (detail_id);
             """)
         let detailCount = max(3, rowCount / 4)
         try database.transaction {
             for id in 1...detailCount {
-                try database.execute("INSERT INTO details (id, x, y) VALUES (?, ?, ?)", [.integer(Int64(id)), randomSmall(&random), randomText(&random)])
+                try database.execute("INSERT INTO details (id, x, y, code) VALUES (?, ?, ?, 'd' || ?)",
+                                     [.integer(Int64(id)), randomSmall(&random), randomText(&random), .integer(Int64(id))])
             }
             for id in 1...rowCount {
-                try database.execute("INSERT INTO items (id, a, b, c, s, v, detail_id) VALUES (?, ?, ?, ?, ?, 0, ?)",
+                try database.execute("INSERT INTO items (id, a, b, c, s, v, detail_id, detail_code) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, 'd' || ?6)",
                                      [.integer(Int64(id)), randomSmall(&random), randomText(&random), randomReal(&random),
                                       randomSection(&random), .integer(Int64.random(in: 1...Int64(detailCount), using: &random))])
             }
@@ -58,12 +60,13 @@ final class DeltaPropertyTests: XCTestCase {
         var touched = Set<Int64>()
         let changeCount = exactChanges ? maxChanges : Int.random(in: 1...maxChanges, using: &random)
         var nextID = Int64(rowCount + 1)
+        var nextDetail = Int64(detailCount + 1)
         let changeset = try database.trackingChanges {
             for _ in 0..<changeCount {
                 let id = Int64.random(in: 1...Int64(rowCount), using: &random)
-                switch Int.random(in: 0..<10, using: &random) {
+                switch Int.random(in: 0..<12, using: &random) {
                 case 0:
-                    try database.execute("INSERT INTO items (id, a, b, c, s, v, detail_id) VALUES (?, ?, ?, ?, ?, 0, ?)",
+                    try database.execute("INSERT INTO items (id, a, b, c, s, v, detail_id, detail_code) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, 'd' || ?6)",
                                          [.integer(nextID), randomSmall(&random), randomText(&random), randomReal(&random),
                                           randomSection(&random), .integer(Int64.random(in: 1...Int64(detailCount), using: &random))])
                     touched.insert(nextID)
@@ -74,7 +77,7 @@ final class DeltaPropertyTests: XCTestCase {
                 case 2:
                     // Delete and re-insert the same key in one changeset.
                     try database.execute("DELETE FROM items WHERE id = ?", [.integer(id)])
-                    try database.execute("INSERT INTO items (id, a, b, c, s, v, detail_id) VALUES (?, ?, ?, ?, ?, 0, 1)",
+                    try database.execute("INSERT INTO items (id, a, b, c, s, v, detail_id, detail_code) VALUES (?, ?, ?, ?, ?, 0, 1, 'd1')",
                                          [.integer(id), randomSmall(&random), randomText(&random), randomReal(&random), randomSection(&random)])
                     touched.insert(id)
                 case 3:
@@ -100,6 +103,17 @@ final class DeltaPropertyTests: XCTestCase {
                 case 8:
                     try database.execute("UPDATE items SET b = ?, c = ?, v = v + 1 WHERE id = ?", [randomText(&random), randomReal(&random), .integer(id)])
                     touched.insert(id)
+                case 10, 11:
+                    // A related row is deleted (its key, for a relationship by key, can no longer be read), and
+                    // half the time its key comes back on a new row: the rows naming it may move or leave.
+                    let detail = Int64.random(in: 1...Int64(detailCount), using: &random)
+                    touched.formUnion(try database.fetchAll("SELECT id FROM items WHERE detail_id = ?", [.integer(detail)]).compactMap { $0["id"]?.int64Value })
+                    try database.execute("DELETE FROM details WHERE id = ?", [.integer(detail)])
+                    if Bool.random(using: &random) {
+                        try database.execute("INSERT OR IGNORE INTO details (id, x, y, code) VALUES (?, ?, ?, 'd' || ?)",
+                                             [.integer(nextDetail), randomSmall(&random), randomText(&random), .integer(detail)])
+                        nextDetail += 1
+                    }
                 default:
                     // A new section in the middle of the order.
                     try database.execute("UPDATE items SET s = 'Connecticut', v = v + 1 WHERE id = ?", [.integer(id)])
@@ -147,8 +161,11 @@ final class DeltaPropertyTests: XCTestCase {
             let nulls: FetchRequest.SortDescriptor.NullPlacement? = Bool.random(using: &random) ? nil : (Bool.random(using: &random) ? .first : .last)
             descriptors.append(SortDescriptor(key: key, ascending: Bool.random(using: &random), collation: collation, nulls: nulls))
         }
+        // By rowid, or by a key of the related table's own (as sitegen's relationships between collections are).
+        let relationship = Bool.random(using: &random) ? Relationship(name: "details", table: "details", foreignKey: "detail_id")
+            : Relationship(name: "details", table: "details", foreignKey: "detail_code", targetKey: "code")
         var request = FetchRequest(table: "items", filter: filters.randomElement(using: &random)!, sortDescriptors: descriptors,
-                                   relationships: [Relationship(name: "details", table: "details", foreignKey: "detail_id")])
+                                   relationships: [relationship])
         switch Int.random(in: 0..<4, using: &random) {
         case 0:
             break

@@ -34,7 +34,7 @@ final class IncrementalBuildTests: XCTestCase {
         let seed = ProcessInfo.processInfo.environment["SITEGEN_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
         let steps = ProcessInfo.processInfo.environment["SITEGEN_STEPS"].flatMap(Int.init) ?? 200
         var random = SeededGenerator(seed: seed)
-        var mutator = try SiteMutator(site: site)
+        var mutator = try SiteMutator(site: site, events: true)
         XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
         var worstSlack = 0, rendered = 0, written = 0
         for step in 1...steps {
@@ -238,7 +238,9 @@ final class IncrementalBuildTests: XCTestCase {
 /// Makes one random change at a time to a copy of the example site, the kinds of change a site sees:
 /// records edited, added, deleted, redated (so they move across pages) and moved between sections
 /// (emptying some, making new ones); whole files added and removed; a template, a page of the menu and a
-/// setting edited.
+/// setting edited. With `events`, the site also has events that each name a bank (a to-one relationship),
+/// listed by their bank's closing date and filtered by its state, and events added, moved to another bank
+/// (or to one that does not exist) and deleted: the banks' own changes then reorder and filter them.
 struct SiteMutator {
     let site: URL
     private var header: [String] = []
@@ -246,13 +248,95 @@ struct SiteMutator {
     private var extraFiles: [String] = []
     private var nextCert = 900_000
     private let records: URL
+    /// Each event's id, title and bank's cert; nil without events.
+    private var events: [(id: Int, title: String, bank: String)]?
+    private var nextEvent = 1
 
-    init(site: URL) throws {
+    init(site: URL, events withEvents: Bool = false) throws {
         self.site = site
         records = site.appendingPathComponent("content/records/failed-banks.csv")
         let table = CSVText.parse(try String(contentsOf: records, encoding: .utf8))
         header = table[0]
         rows = Array(table.dropFirst())
+        guard withEvents else { return }
+        let config = site.appendingPathComponent("sitegen.yml")
+        try String(contentsOf: config, encoding: .utf8)
+            .replacingOccurrences(of: "\nlistings:\n", with: """
+
+                  events:
+                    kind: ndjson
+                    sources: content/events/*.ndjson
+                    key: id
+                    fields: {id: integer, title: text, bank: integer}
+                    relationships: {bank: banks}
+                    detail:
+                      path: /events/{key}/
+                      title: title
+                      template: event
+
+                listings:
+                  events:
+                    from: events
+                    sort: [-bank.closing_date, id]
+                    pageSize: 4
+                    path: /events/
+                    template: events
+                    title: Events
+                  caEvents:
+                    from: events
+                    where: "bank.state = 'CA'"
+                    sort: [bank.name, id]
+                    pageSize: 3
+                    path: /events/ca/
+                    template: events
+                    title: Events in California
+
+                """)
+            .write(to: config, atomically: true, encoding: .utf8)
+        try "<h1>{{title}}</h1><ul>{{#items}}<li>{{title}}: {{#bank}}{{name}}, {{state}}, {{closing_date}}{{/bank}}</li>{{/items}}</ul>{{>pagination}}\n"
+            .write(to: site.appendingPathComponent("Templates/events.mustache"), atomically: true, encoding: .utf8)
+        try "<h1>{{title}}</h1><p>{{#bank}}{{name}} of {{city}}, closed {{closing_date}}{{/bank}}</p>\n"
+            .write(to: site.appendingPathComponent("Templates/event.mustache"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("content/events"), withIntermediateDirectories: true)
+        var initial: [(id: Int, title: String, bank: String)] = []
+        // Banks in California and elsewhere, and one that is not there.
+        for row in rows.prefix(12) + rows.filter({ $0[column("state")] == "CA" }).prefix(6) {
+            initial.append((nextEvent, "Event \(nextEvent)", row[column("cert")]))
+            nextEvent += 1
+        }
+        initial.append((nextEvent, "Event \(nextEvent)", "1"))
+        nextEvent += 1
+        events = initial
+        try saveEvents()
+    }
+
+    private func saveEvents() throws {
+        let lines = (events ?? []).map { "{\"id\": \($0.id), \"title\": \"\($0.title)\", \"bank\": \($0.bank)}\n" }
+        try lines.joined().write(to: site.appendingPathComponent("content/events/events.ndjson"), atomically: true, encoding: .utf8)
+    }
+
+    /// Makes one change to the events and says what it was.
+    private mutating func mutateEvents(using random: inout SeededGenerator) throws -> String {
+        // A bank that exists, now and then one that does not (yet).
+        let bank = Int.random(in: 0..<8, using: &random) == 0 || rows.isEmpty
+            ? String(Int.random(in: 1...3, using: &random)) : rows.randomElement(using: &random)![column("cert")]
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0:
+            events!.insert((nextEvent, "Event \(nextEvent)", bank), at: Int.random(in: 0...events!.count, using: &random))
+            nextEvent += 1
+            try saveEvents()
+            return "add event \(nextEvent - 1) of bank \(bank)"
+        case 1 where !events!.isEmpty:
+            let index = Int.random(in: 0..<events!.count, using: &random)
+            events![index].bank = bank
+            try saveEvents()
+            return "move event \(events![index].id) to bank \(bank)"
+        default:
+            guard !events!.isEmpty else { return "nothing" }
+            let removed = events!.remove(at: Int.random(in: 0..<events!.count, using: &random))
+            try saveEvents()
+            return "delete event \(removed.id)"
+        }
     }
 
     private func column(_ name: String) -> Int { header.firstIndex(of: name)! }
@@ -269,6 +353,7 @@ struct SiteMutator {
     /// Makes one change and says what it was.
     mutating func mutate(using random: inout SeededGenerator) throws -> String {
         let states = Array(Set(rows.map { $0[column("state")] })).sorted()
+        if events != nil, Int.random(in: 0..<6, using: &random) == 0 { return try mutateEvents(using: &random) }
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<18 where !rows.isEmpty:
             let index = Int.random(in: 0..<rows.count, using: &random)
