@@ -368,7 +368,7 @@ struct PageRenderer {
                 pageInputs.content = try linksFingerprint(offset: offset, rows: rows, link: link)
             }
             // An unchanged record keeps the page the last build gave it, unless an earlier record now claims it.
-            if let last, !ownedSlots.contains(last.slot),
+            if let last, !ownedSlots.contains(last.slot), plan.claimant(ofSlot: last.slot) == nil,
                 plan.reason(for: [last.slot], inputs: pageInputs, dirty: dirty.contains(id),
                             explain: { explainDetail(id: id, delta: delta, table: collection.name) }) == nil
             {
@@ -385,6 +385,12 @@ struct PageRenderer {
                 let line = row["_line"]?.int64Value.map(Int.init)
                 problems.append(SourceError(file: source, line: line, reason:
                     "record '\(key)' would be published at \(path), which record '\(owner)' already has; make '\(detail.path)' unique"))
+                continue
+            }
+            if let other = plan.claimant(of: [file]) {
+                problems.append(SourceError(file: row["_source"]?.stringValue ?? collection.name, line: row["_line"]?.int64Value.map(Int.init),
+                                            reason: "record '\(key)' would be published at \(path), which \(other) already has; "
+                                                + "give one of them another path"))
                 continue
             }
             owners[file] = key

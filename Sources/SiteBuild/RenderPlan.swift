@@ -28,6 +28,8 @@ final class RenderPlan: @unchecked Sendable {
     private var changed: [String: PageRecord] = [:]
     private var renderedUnits: [Rendered] = []
     private var keptFiles = 0
+    private var collisionNotes: [String] = []
+    private var collidingPairs = Set<String>()
     private var addedFiles = 0
     private static let siteFiles: Set<String> = ["sitemap.xml", "robots.txt", "404.html"]
 
@@ -76,12 +78,55 @@ final class RenderPlan: @unchecked Sendable {
                      explain: () -> String) -> Bool
     {
         let slots = paths.map { index[$0] }
+        // Two pages at one address would overwrite each other: the first planned keeps it.
+        if let first = claimant(of: paths, at: slots) {
+            let path = "/" + (paths[0].hasSuffix("index.html") ? String(paths[0].dropLast("index.html".count)) : paths[0])
+            lock.withLock {
+                // Once per pair: a listing over another collides on every page they share.
+                if collidingPairs.insert(Self.describe(record) + "\n" + first).inserted {
+                    collisionNotes.append("\(Self.describe(record)) would be published at \(path), which \(first) already has; "
+                                          + "give one of them another path")
+                }
+            }
+            return false
+        }
         guard let reason = reason(for: slots, inputs: inputs, dirty: dirty, explain: explain) else {
             keep(slots.map { $0! }, inputs: inputs)
             return false
         }
         render(paths, inputs: inputs, record: record, reason: reason)
         return true
+    }
+
+    /// What page of this build already has one of `paths`, e.g. `listing 'news'`; nil when none has.
+    func claimant(of paths: [String]) -> String? {
+        claimant(of: paths, at: paths.map { index[$0] })
+    }
+
+    /// What page of this build already has the last manifest's file at `slot`; nil when none has.
+    func claimant(ofSlot slot: Int) -> String? {
+        claimant(of: [paths[slot]], at: [slot])
+    }
+
+    /// `claimant(of:)` for `paths` whose places in the last manifest are `slots`.
+    private func claimant(of paths: [String], at slots: [Int?]) -> String? {
+        lock.withLock {
+            for (path, slot) in zip(paths, slots) {
+                // A file of the last build is planned when seen; a new one when it has a manifest entry.
+                let record: PageRecord?
+                if let slot { record = seen[slot] ? changed[path] ?? entries[slot] : nil } else { record = changed[path] }
+                if let record { return Self.describe(record) }
+            }
+            return nil
+        }
+    }
+
+    /// Pages that were not published because another page of the build has their address, one message each.
+    var collisions: [String] { lock.withLock { collisionNotes } }
+
+    private static func describe(_ record: PageRecord) -> String {
+        record.owner.isEmpty ? "a file of the site's own" : record.key.isEmpty ? "listing '\(record.owner)'"
+            : "record '\(record.key)' of '\(record.owner)'"
     }
 
     /// Why the page whose files are at `slots` of the last manifest must be rendered, `nil` when the last

@@ -159,6 +159,7 @@ public struct SiteBuilder {
                                     reason: error.localizedDescription)
         }
         clock.lap("render", into: &summary)
+        summary.problems += plan.collisions.map { SourceError(file: "sitegen.yml", reason: $0) }
 
         // The snapshots are saved before this connection writes the manifest: one writer at a time.
         cacheWriter?.finish()

@@ -59,6 +59,34 @@ final class IncrementalBuildTests: XCTestCase {
         print("incremental oracle: seed \(seed), \(steps) steps, \(rendered) pages rendered, \(written) files written, worst slack \(worstSlack)")
     }
 
+    func testPagesThatWouldShareAnAddressAreReportedAndTheFirstPlannedKeepsIt() throws {
+        let page = site.appendingPathComponent("content/pages/news.md")
+        try "---\ntitle: Our news\n---\nA page of our own.\n".write(to: page, atomically: true, encoding: .utf8)
+        let newsPage = site.appendingPathComponent("output/news/index.html")
+        // Built again with nothing changed, the clash is reported again: the page is still not published.
+        for build in 1...2 {
+            let summary = try SiteBuilder(root: site).build()
+            XCTAssertFalse(summary.succeeded, "build \(build)")
+            XCTAssertEqual(summary.problems.map(\.description), ["content/pages/news.md:1: record 'news' would be published at /news/, "
+                                                                 + "which listing 'news' already has; give one of them another path"], "build \(build)")
+            let text = try String(contentsOf: newsPage, encoding: .utf8)
+            XCTAssertTrue(text.contains("<h1>News</h1>"), "build \(build): the listing keeps /news/")
+            XCTAssertFalse(text.contains("A page of our own."), "build \(build)")
+        }
+        try FileManager.default.removeItem(at: page)
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        try assertSameAsCleanBuild("the page removed")
+
+        // Two listings at one path: the one listed first in sitegen.yml keeps it.
+        let config = site.appendingPathComponent("sitegen.yml")
+        let settings = try String(contentsOf: config, encoding: .utf8)
+        try settings.replacingOccurrences(of: "    path: /news/\n", with: "    path: /\n").write(to: config, atomically: true, encoding: .utf8)
+        let summary = try SiteBuilder(root: site).build()
+        XCTAssertEqual(summary.problems.map(\.description), ["sitegen.yml: listing 'news' would be published at /, "
+                                                             + "which listing 'home' already has; give one of them another path"])
+        XCTAssertTrue(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8).contains("Failed banks, newest first"))
+    }
+
     func testATemplateEditRendersThePagesThatUseItAndNothingElse() throws {
         let first = try SiteBuilder(root: site).build()
         let newsPages = first.rendered.map(\.path).filter { $0.hasPrefix("news/") && !$0.hasPrefix("news/topics/") && $0.split(separator: "/").count <= 4 && ($0 == "news/index.html" || $0.hasPrefix("news/page/")) }
