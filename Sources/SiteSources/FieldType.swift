@@ -18,13 +18,14 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
         case .list:
             return .list(raw.split(separator: ";").map { String($0.trimmingBlanks()) }.filter { !$0.isEmpty })
         case .integer:
-            guard let number = Int64(trimmed.replacingOccurrences(of: ",", with: "")) else {
+            guard let number = Self.withoutGroupSeparators(trimmed).flatMap({ Int64($0) }) else {
                 throw FieldTypeMismatch(expected: "an integer", found: raw)
             }
             return .integer(number)
         case .real:
-            guard let number = Double(trimmed.replacingOccurrences(of: ",", with: "")), number.isFinite else {
-                throw FieldTypeMismatch(expected: "a number", found: raw)
+            guard let number = Self.withoutGroupSeparators(trimmed).flatMap({ Double($0) }), number.isFinite else {
+                throw FieldTypeMismatch(expected: "a number (a comma only between groups of three digits, as in 1,234.5)",
+                                        found: raw)
             }
             return .real(number)
         case .bool:
@@ -44,6 +45,28 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
             }
             return .text(FeedDate.rfc3339(date))
         }
+    }
+}
+
+extension FieldType {
+    /// `text` without the commas that group its digits by thousands (`-1,234,567.5`); nil when it has a comma
+    /// anywhere else (`1,5` or `1.234,56`, a decimal comma, must not become another number).
+    static func withoutGroupSeparators(_ text: String) -> String? {
+        guard text.contains(",") else { return text }
+        var body = Substring(text)
+        var sign = ""
+        if let first = body.first, first == "-" || first == "+" {
+            sign = String(first)
+            body = body.dropFirst()
+        }
+        let whole = body.prefix { $0 != "." }
+        let fraction = body[whole.endIndex...]
+        let groups = whole.split(separator: ",", omittingEmptySubsequences: false)
+        let digits = { (group: Substring) in group.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard let head = groups.first, (1...3).contains(head.count), digits(head),
+              groups.dropFirst().allSatisfy({ $0.count == 3 && digits($0) }), !fraction.contains(",")
+        else { return nil }
+        return sign + groups.joined() + fraction
     }
 }
 

@@ -52,4 +52,24 @@ final class CSVReaderTests: XCTestCase {
             XCTAssertEqual((error as? SourceError)?.description, "banks.csv:3: duplicate key '1' in column 'cert'; line 2 has it too")
         }
     }
+
+    func testNumbersMayGroupTheirDigitsByThousandsButACommaElsewhereIsAnError() throws {
+        let grouped: [(String, FieldValue)] = [
+            ("1,234", .integer(1234)), ("-12,345,678", .integer(-12_345_678)), ("+999", .integer(999)), ("42", .integer(42)),
+        ]
+        for (text, value) in grouped { XCTAssertEqual(try FieldType.integer.value(from: text), value, text) }
+        let reals: [(String, FieldValue)] = [("1,234.5", .real(1234.5)), ("-1,000,000.25", .real(-1_000_000.25)), ("0.5", .real(0.5))]
+        for (text, value) in reals { XCTAssertEqual(try FieldType.real.value(from: text), value, text) }
+        // A decimal comma, a stray or misplaced one: each would silently be another number without its commas.
+        for text in ["1,5", "1.234,56", ",5", "1,2,3", "1234,567", "12,34", "1,,234", "1,234,", "-,123"] {
+            XCTAssertThrowsError(try FieldType.real.value(from: text), text)
+            XCTAssertThrowsError(try FieldType.integer.value(from: text), text)
+        }
+        do {
+            _ = try FieldType.real.value(from: "1,5")
+        } catch {
+            XCTAssertEqual(error.expected, "a number (a comma only between groups of three digits, as in 1,234.5)")
+            XCTAssertEqual(error.found, "1,5")
+        }
+    }
 }
