@@ -9,6 +9,8 @@ public struct FrontMatterDocument: Sendable {
     public var body: String
     /// The 1-based line on which the body starts.
     public var bodyLine: Int
+    /// The front matter's bytes (from the file's second line), to find the line a key is on.
+    private var frontMatter: ArraySlice<UInt8> = []
 
     /// Splits and parses `text`; errors name `file` and the line of the front matter at fault.
     public init(parsing text: String, file: String) throws(SourceError) {
@@ -47,6 +49,28 @@ public struct FrontMatterDocument: Sendable {
         }
         self.body = closing.end < bytes.count ? String(decoding: bytes[(closing.end + 1)...], as: UTF8.self) : ""
         self.bodyLine = line + 1
+        self.frontMatter = yaml
+    }
+
+    /// The 1-based line of the file on which `key` is set at the front matter's top level (its first line,
+    /// the file's second, when no line sets it): where a message about the key's value should point.
+    public func line(of key: String) -> Int {
+        var number = 2
+        var lineStart = frontMatter.startIndex
+        while lineStart < frontMatter.endIndex {
+            let end = frontMatter[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? frontMatter.endIndex
+            let line = frontMatter[lineStart..<end]
+            if let colon = line.firstIndex(of: UInt8(ascii: ":")), let first = line.first, ![UInt8(ascii: " "), UInt8(ascii: "\t")].contains(first) {
+                var name = String(String(decoding: line[..<colon], as: UTF8.self).trimmingBlanks())
+                if name.count >= 2, let quote = name.first, quote == "\"" || quote == "'", name.last == quote {
+                    name = String(name.dropFirst().dropLast())
+                }
+                if name == key { return number }
+            }
+            number += 1
+            lineStart = end + 1
+        }
+        return 2
     }
 
     /// The offset of the line feed ending the line that starts at `start`, or the end of the text.

@@ -52,7 +52,7 @@ public struct MarkdownSource: Source {
                 do {
                     values[name] = try type.value(from: raw)
                 } catch {
-                    throw SourceError(file: displayName, line: 2,
+                    throw SourceError(file: displayName, line: document.line(of: name),
                                       reason: "front matter '\(name)': expected \(error.expected), found '\(error.found)'")
                 }
             case (_, .list(let items)?): values[name] = type == .list ? .list(items) : .text(items.joined(separator: ", "))
@@ -61,7 +61,7 @@ public struct MarkdownSource: Source {
         }
         let undeclared = document.fields.keys.filter { key in !fields.contains { $0.name == key } }.sorted()
         if !undeclared.isEmpty {
-            warnings.append(SourceError(file: displayName, line: 2,
+            warnings.append(SourceError(file: displayName, line: undeclared.map(document.line(of:)).min(),
                                         reason: "front matter keys not declared as fields are ignored: \(undeclared.joined(separator: ", "))"))
         }
         try emit(Record(key: slug, line: 1, fields: values))

@@ -48,6 +48,24 @@ final class FrontMatterTests: XCTestCase {
         }
     }
 
+    func testAValueOfTheWrongTypeAndUndeclaredKeysAreReportedOnTheirOwnLines() throws {
+        let fields: [(name: String, type: FieldType)] = [("title", .text), ("tags", .list), ("draft", .bool), ("date", .date)]
+        // The simple shape (read without Yams) and one Yams reads (a block list), each with a blank line.
+        for tags in ["tags: [a]", "tags:\n  - a\n  - b"] {
+            let text = "---\ntitle: Post\n\(tags)\ndraft: false\n\n\"date\": nope\n---\nBody\n"
+            let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("\"date\"") }! + 1
+            XCTAssertThrowsError(try MarkdownSource(path: "/p/post.md", displayName: "posts/post.md", fields: fields).read(Data(text.utf8))) { error in
+                XCTAssertEqual((error as? SourceError)?.description,
+                               "posts/post.md:\(line): front matter 'date': expected a date (YYYY-MM-DD, MM/DD/YYYY or DD-Mon-YY), found 'nope'")
+            }
+            let undeclared = "---\ntitle: Post\n\(tags)\nzeta: 1\nalpha: 2\n---\nBody\n"
+            let read = try MarkdownSource(path: "/p/post.md", displayName: "posts/post.md", fields: fields).read(Data(undeclared.utf8))
+            let zeta = undeclared.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("zeta") }! + 1
+            XCTAssertEqual(read.warnings.map(\.description),
+                           ["posts/post.md:\(zeta): front matter keys not declared as fields are ignored: alpha, zeta"])
+        }
+    }
+
     func testADuplicateKeyIsAnError() {
         XCTAssertThrowsError(try FrontMatterDocument(parsing: "---\ntitle: a\ntitle: b\n---\n", file: "a.md")) { error in
             XCTAssertEqual((error as? SourceError)?.line, 3)
