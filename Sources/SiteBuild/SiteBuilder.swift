@@ -72,6 +72,7 @@ public struct SiteBuilder {
         let templates: TemplateSet
         do {
             templates = try TemplateSet(directory: root.appendingPathComponent("Templates"))
+            try templates.checkTransforms()
         } catch {
             throw BuildError.templates(error)
         }

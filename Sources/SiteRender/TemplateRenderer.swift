@@ -194,7 +194,13 @@ struct TemplateRenderer {
         }
         var depth = 1
         while depth < tag.path.count {
-            guard let child = value.child(named: tag.path[depth]) else { return nil }
+            guard let child = value.child(named: tag.path[depth]) else {
+                // `site.titl`, `date.foo`: a name under another that no page has there is misspelt too.
+                if let knownNames, !knownNames.contains(tag.path[depth]), !value.isNull {
+                    recordUnknown(tag.path[0...depth].joined(separator: "."), at: tag.location)
+                }
+                return nil
+            }
             value = child
             depth += 1
         }

@@ -115,6 +115,46 @@ public struct TemplateSet: Sendable {
         return seen
     }
 
+    /// Every transform (`{{date(closing_date)}}`, `{{#first()}}`) a tag may apply: sitegen's helpers, the
+    /// transforms of text, numbers, lists and dictionaries, and those of a position in a list.
+    public static let transformNames: Set<String> = [
+        "date", "month", "year", "number", "excerpt", "markdown", "absolute", "json", "xml",
+        "empty", "capitalized", "lowercased", "uppercased", "reversed",
+        "equalzero", "plusone", "minusone", "even", "odd",
+        "first", "last", "count", "sorted", "enumerated", "index",
+    ]
+
+    /// Throws for the first tag (by template, line and column) that applies a transform no value has: it
+    /// would print nothing on every page (`{{dat(closing_date)}}`).
+    public func checkTransforms() throws(TemplateError) {
+        var unknown: [(name: String, location: SourceLocation)] = []
+        func check(_ tag: TagName) {
+            for name in tag.transforms where !Self.transformNames.contains(name) { unknown.append((name, tag.location)) }
+        }
+        func walk(_ nodes: [TemplateNode]) {
+            for node in nodes {
+                switch node {
+                case .text, .contentType: break
+                case .variable(let tag, _): check(tag)
+                case .section(let section):
+                    check(section.tag)
+                    walk(section.body)
+                case .partial(let reference):
+                    reference.dynamicName.map(check)
+                    for body in (reference.overrides ?? [:]).values { walk(body) }
+                case .block(let block): walk(block.body)
+                }
+            }
+        }
+        for name in names { walk(templates[name] ?? []) }
+        guard let first = unknown.min(by: { ($0.location.template, $0.location.line, $0.location.column)
+                                            < ($1.location.template, $1.location.line, $1.location.column) })
+        else { return }
+        throw .unknownTransform(name: first.name, file: sources[first.location.template]?.file ?? first.location.template,
+                                line: first.location.line, column: first.location.column,
+                                known: Self.transformNames.sorted())
+    }
+
     /// Renders the template `name` with `context`, where only `knownNames` may be looked up without a
     /// value: a name that is neither in the context nor known (a misspelt field) is an error naming the
     /// template file and line where it is used, not an empty string on a published page.
@@ -128,6 +168,15 @@ public struct TemplateSet: Sendable {
                                    line: location.line, column: location.column)
         }
         return output
+    }
+
+    /// Every name a strict render of template `name` finds unknown, as `render(_:context:knownNames:)` would
+    /// (it throws for the first by name): for tests that compare them all.
+    func unknownNames(rendering name: String, context: [String: Any], knownNames: Set<String>) -> Set<String> {
+        guard let template = templates[name] else { return [] }
+        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, preferring: name)
+        _ = renderer.render(template, root: .root(context))
+        return Set(renderer.unknownNames.keys)
     }
 
     /// Renders the template `name` with `context` (dictionaries, arrays, strings, numbers, booleans).
@@ -152,6 +201,8 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
     case unknownVariable(name: String, file: String, line: Int, column: Int)
     /// A `{{> partial}}` or `{{< layout}}` tag names a template the folder does not have.
     case missingPartial(name: String, file: String, line: Int, column: Int, available: [String])
+    /// A tag applies a transform (`name(value)`) that sitegen does not have.
+    case unknownTransform(name: String, file: String, line: Int, column: Int, known: [String])
 
     /// The error as one line naming the file, line and column at fault, and what to do.
     public var description: String {
@@ -168,6 +219,8 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
             return "\(file):\(line):\(column): no template '\(name).mustache' to include; the templates folder has: \(available.joined(separator: ", "))"
         case .unknownVariable(let name, let file, let line, let column):
             return "\(file):\(line):\(column): '\(name)' is not a field or a value this page has; check its spelling"
+        case .unknownTransform(let name, let file, let line, let column, let known):
+            return "\(file):\(line):\(column): '\(name)(…)' is not a helper or transform; they are: \(known.joined(separator: ", "))"
         }
     }
 }

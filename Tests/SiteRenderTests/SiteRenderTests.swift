@@ -237,6 +237,39 @@ final class TemplateSetTests: XCTestCase {
         }
     }
 
+    func testADottedNameWhoseLastPartIsMissingIsAnErrorUnlessThatPartIsKnown() throws {
+        let directory = try folder([
+            "page.mustache": "{{site.title}}|{{#items}}{{name}} {{record.acquirer}} {{bank.name}}{{/items}}|{{nothing.at.all}}",
+            "typo.mustache": "<title>\n  {{site.titl}}</title>",
+            "string.mustache": "{{#items}}{{name.first}}{{/items}}",
+        ])
+        let templates = try TemplateSet(directory: directory)
+        let context: [String: Any] = ["site": ["title": "S"], "items": [["name": "A", "record": ["x": 1], "bank": 7]]]
+        let known: Set<String> = ["acquirer", "name", "nothing"]
+        // A known field may be missing from a record, a related record (here only its key) may lack its fields,
+        // and a name missing at the root is known or not by its first part.
+        XCTAssertEqual(try templates.render("page", context: context, knownNames: known), "S|A  |")
+        XCTAssertThrowsError(try templates.render("typo", context: context, knownNames: known)) { error in
+            XCTAssertEqual(error as? TemplateError, .unknownVariable(name: "site.titl", file: directory.appendingPathComponent("typo.mustache").path,
+                                                                     line: 2, column: 3))
+        }
+        XCTAssertThrowsError(try templates.render("string", context: context, knownNames: known)) { error in
+            XCTAssertEqual((error as? TemplateError).map { "\($0)" }?.hasSuffix(":1:11: 'name.first' is not a field or a value this page has; check its spelling"),
+                           true, "\(error)")
+        }
+    }
+
+    func testATransformSitegenDoesNotHaveIsAnErrorWhereItIsUsed() throws {
+        let directory = try folder(["ok.mustache": "{{date(d)}}{{#first()}}{{/first()}}{{count(items)}}",
+                                    "page.mustache": "<td>\n{{number(n)}} {{dat(d)}}</td>"])
+        XCTAssertThrowsError(try TemplateSet(directory: directory).checkTransforms()) { error in
+            XCTAssertEqual(error as? TemplateError, .unknownTransform(name: "dat", file: directory.appendingPathComponent("page.mustache").path,
+                                                                      line: 2, column: 15, known: TemplateSet.transformNames.sorted()))
+        }
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("page.mustache"))
+        XCTAssertNoThrow(try TemplateSet(directory: directory).checkTransforms())
+    }
+
     func testAPartialOrLayoutThatIsNotThereIsAnErrorWhereItIsNamed() throws {
         let directory = try folder(["page.mustache": "<p>\n{{> pagenation }}</p>", "other.mustache": "{{<base}}{{/base}}"])
         XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in

@@ -16,7 +16,7 @@ final class TemplateDifferentialTests: XCTestCase {
     func testRandomTemplatesRenderAsSwiftMustacheRendersThem() throws {
         let baseSeed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)
         let cases = Int(ProcessInfo.processInfo.environment["SITEGEN_CASES"] ?? "") ?? 3_000
-        var parsed = 0, rejected = 0, contextual = 0, strictFailures = 0
+        var parsed = 0, rejected = 0, contextual = 0, strictFailures = 0, dottedFailures = 0
         for index in 0..<cases {
             let seed = baseSeed &+ UInt64(index)
             let replay = "seed \(seed) (SITEGEN_SEED=\(seed) SITEGEN_CASES=1 replays it)"
@@ -53,13 +53,24 @@ final class TemplateDifferentialTests: XCTestCase {
                 XCTAssertEqual(strictOutput, strict.output, "\(replay)\n\(listing)")
             } catch {
                 strictFailures += 1
-                guard case .unknownVariable(let name, _, _, _) = error, name == strict.unknownNames.sorted().first else {
-                    return XCTFail("\(replay): sitegen: \(error); swift-mustache's unknown names: \(strict.unknownNames.sorted())\n\(listing)")
+                // sitegen is stricter than the old render in one way: a dotted name whose last part is missing
+                // under a value that is there (`site.titl`) is misspelt too, unless that part is a known name.
+                // The other unknown names must be the old render's, and the error names the first of all.
+                let all = templates.unknownNames(rendering: "main", context: context, knownNames: knownNames)
+                let dotted = all.filter { $0.contains(".") }
+                guard dotted.allSatisfy({ !knownNames.contains(String($0.split(separator: ".").last!)) }),
+                      all.subtracting(dotted) == strict.unknownNames
+                else {
+                    return XCTFail("\(replay): sitegen's unknown names \(all.sorted()), swift-mustache's \(strict.unknownNames.sorted())\n\(listing)")
+                }
+                if !dotted.isEmpty { dottedFailures += 1 }
+                guard case .unknownVariable(let name, _, _, _) = error, name == all.min() else {
+                    return XCTFail("\(replay): sitegen: \(error); its unknown names: \(all.sorted())\n\(listing)")
                 }
             }
         }
         print("template differential: \(cases) cases from seed \(baseSeed): \(parsed) parsed (\(contextual) depending on their context, "
-              + "\(strictFailures) with unknown names in a strict render), \(rejected) rejected by both")
+              + "\(strictFailures) with unknown names in a strict render, \(dottedFailures) of them dotted), \(rejected) rejected by both")
         // A replay of one case proves nothing about the generator; a run does.
         guard cases >= 1_000 else { return }
         XCTAssertGreaterThan(Double(contextual), 0.5 * Double(cases), "most cases must render something of their context")
