@@ -596,12 +596,13 @@ struct PageRenderer {
         }
     }
 
-    /// What a listing's sort falls back to when rows tie on every field it names: where the rows were read,
-    /// file, then line. Without them ties fell to the row ids, which a clean build gives in that order and
-    /// an incremental build gives new rows after all the others: the two listed a record added beside
-    /// others of the same date in different places. Rows of one line of one file (a minified JSON array)
-    /// still fall to their ids. Both are sort keys of every cached entry (decisions.md 21 and 22).
-    private static let tieBreakers = ["_source", "_line"]
+    /// What a listing's sort falls back to when rows tie on every field it names: the records' keys, which
+    /// are unique and which only the record itself changes. Not the ids: a clean build gives them in file
+    /// order and an incremental build gives a new row the next. Not where the rows were read (file, then
+    /// line, until decisions.md 25): a row inserted above others moves their lines without changing them,
+    /// so their stored lines went stale and a record added at the line of its twin was listed after it
+    /// until a clean build listed it before. The key is a sort key of every cached entry (decisions.md 22).
+    private static let tieBreakers = ["_key"]
 
     /// The controller's order for a listing's `sort`, then the tie-breakers. `prefix` names the records'
     /// table where the listing reads another (a taxonomy's `value` is its own column).
