@@ -1,3 +1,5 @@
+import Foundation
+
 /// A page path with `{name}` placeholders, filled from a record's fields.
 struct PathPattern {
     let pattern: String
@@ -108,9 +110,20 @@ func unicodeSlug(_ text: String) -> String {
     var slug = ""
     var pendingHyphen = false
     for scalar in text.lowercased().unicodeScalars {
-        if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-            if pendingHyphen, !slug.isEmpty { slug.append("-") }
-            slug.unicodeScalars.append(scalar)
+        // A mark belongs to the letter before it (a decomposed ü): it is not a break between words.
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: continue
+        default: break
+        }
+        // A Latin letter with a mark keeps its letter (café is cafe, not caf), as do letters spelt in ASCII.
+        let letters = scalar.isASCII ? String(scalar) : latinLetters[scalar] ?? String(scalar).decomposedStringWithCanonicalMapping
+        var kept = false
+        for letter in letters.unicodeScalars where letter.isASCII && (letter.properties.isAlphabetic || ("0"..."9").contains(letter)) {
+            if !kept, pendingHyphen, !slug.isEmpty { slug.append("-") }
+            slug.unicodeScalars.append(letter)
+            kept = true
+        }
+        if kept {
             pendingHyphen = false
         } else {
             pendingHyphen = true
@@ -118,3 +131,8 @@ func unicodeSlug(_ text: String) -> String {
     }
     return slug.isEmpty ? "untitled" : slug
 }
+
+/// Latin letters that are not an ASCII letter with marks, and the ASCII letters they are written with.
+private let latinLetters: [Unicode.Scalar: String] = [
+    "ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t",
+]
