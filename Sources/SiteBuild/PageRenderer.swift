@@ -435,7 +435,12 @@ struct PageRenderer {
             rows: rows.map { row in
                 let name = presenter.title(row)
                 let first = presenter.detailPath(row).map { MarkdownReport.link(name, reportLink(presenter.url($0))) } ?? MarkdownReport.cell(name)
-                return [first] + columns.map { MarkdownReport.cell(row[$0.name]?.stringValue ?? "") }
+                return [first] + columns.map { column in
+                    let value = row[column.name]
+                    // A bool is stored as 0 or 1 and reads as true or false, as on the HTML pages.
+                    if column.type == .bool, let flag = value?.int64Value { return flag != 0 ? "true" : "false" }
+                    return MarkdownReport.cell(value?.stringValue ?? "")
+                }
             })
         var page = "# \(MarkdownReport.cell(title))\n\n\(paginator.rowCount) records · page \(number) of \(paginator.pageCount)\n\n"
         page += rows.isEmpty ? "Nothing to list yet.\n" : table

@@ -13,6 +13,8 @@ struct RecordPresenter {
     let basePath: String
     private let site: TemplateText.Site
     private let listFields: Set<String>
+    /// Fields declared `bool`, stored as 0 or 1.
+    private let boolFields: Set<String>
     private let detailPattern: PathPattern?
     /// The column filling each of the detail path's placeholders (`{key}` is `_key`).
     private let placeholderColumns: [String]
@@ -26,6 +28,7 @@ struct RecordPresenter {
         self.basePath = basePath ?? config.basePath
         site = TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)
         listFields = Set(collection.fields.filter { $0.type == .list }.map(\.name))
+        boolFields = Set(collection.fields.filter { $0.type == .bool }.map(\.name))
         detailPattern = collection.detail.map { PathPattern($0.path) }
         placeholderColumns = detailPattern?.placeholders.map { $0 == "key" ? "_key" : $0 } ?? []
         titleField = collection.detail?.titleField ?? "title"
@@ -48,7 +51,7 @@ struct RecordPresenter {
         fileprivate let names: [String]
         /// The fields templates see, by column and slot: each column not starting with `_` nor naming a
         /// related record's field (`field.column`), and whether it holds a stored list.
-        fileprivate let fields: [(index: Int, slot: Int, isList: Bool)]
+        fileprivate let fields: [(index: Int, slot: Int, isList: Bool, isBool: Bool)]
         fileprivate let keySlot: Int, titleSlot: Int, urlSlot: Int
         fileprivate let toManySlots: [Int], toOneSlots: [Int]
         fileprivate let key: Int?
@@ -65,10 +68,10 @@ struct RecordPresenter {
             names.append(name)
             return names.count - 1
         }
-        var fields: [(index: Int, slot: Int, isList: Bool)] = []
+        var fields: [(index: Int, slot: Int, isList: Bool, isBool: Bool)] = []
         // `utf8.contains`, not `contains(".")`: the latter is Foundation's substring search.
         for (index, column) in columns.enumerated() where !column.hasPrefix("_") && !column.utf8.contains(UInt8(ascii: ".")) {
-            fields.append((index, slot(column), listFields.contains(column)))
+            fields.append((index, slot(column), listFields.contains(column), boolFields.contains(column)))
         }
         let (keySlot, titleSlot, urlSlot) = (slot("key"), slot("title"), slot("url"))
         let toManySlots = toMany.map { slot($0.field) }, toOneSlots = toOne.map { slot($0.field) }
@@ -121,6 +124,11 @@ struct RecordPresenter {
             count = slots.count
         }
         for field in layout.fields {
+            if field.isBool {
+                // Stored as 0 or 1: a section shows for true only, and the value prints as true or false.
+                values[field.slot] = row.values[field.index].int64Value.map { $0 != 0 }
+                continue
+            }
             guard let text = row.values[field.index].stringValue else { continue }
             if field.isList {
                 // Lists are stored as JSON arrays; templates iterate them ({{#tags}}{{.}}{{/tags}}).

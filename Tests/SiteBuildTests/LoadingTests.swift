@@ -223,6 +223,27 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(changes(try build()), [0, 0, 1])
     }
 
+    func testABoolFieldPrintsTrueOrFalseAndItsSectionShowsForTrueOnly() throws {
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              banks:
+                kind: csv
+                sources: data/flags.csv
+                key: cert
+                fields: {cert: integer, name: text, active: bool}
+            listings:
+              home: {from: banks, sort: [cert], path: /, formats: [html, md]}
+            """)
+        try write("data/flags.csv", "cert,name,active\n1,Alpha,yes\n2,Beta,false\n3,Gamma,\n")
+        try write("Templates/list.mustache", "{{#items}}{{name}}:{{active}}{{#active}}!{{/active}}{{^active}}-{{/active}};{{/items}}")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8),
+                       "Alpha:true!;Beta:false-;Gamma:-;")
+        let report = try String(contentsOf: site.appendingPathComponent("output/index.md"), encoding: .utf8)
+        XCTAssertTrue(report.contains("| 1 | 1 | Alpha | true |\n| 2 | 2 | Beta | false |\n| 3 | 3 | Gamma |  |"), report)
+    }
+
     func testABadFileKeepsItsRowsIsRetriedAndTheOthersStillLoad() throws {
         _ = try build()
         try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,\"Beta,2024-02-01\n")
