@@ -82,27 +82,31 @@ public struct TemplateSet: Sendable {
     /// text does not count, so the `<body>` of a layout does not make a record's `body` shown.
     public func tagNames(usedBy name: String) -> Set<String> {
         var names: Set<String> = []
-        func add(_ tag: TagName) {
-            names.formUnion(tag.path)
-            names.formUnion(tag.transforms)
-        }
-        func walk(_ nodes: [TemplateNode]) {
-            for node in nodes {
-                switch node {
-                case .text, .contentType: break
-                case .variable(let tag, _): add(tag)
-                case .section(let section):
-                    add(section.tag)
-                    walk(section.body)
-                case .partial(let reference):
-                    reference.dynamicName.map(add)
-                    for body in (reference.overrides ?? [:]).values { walk(body) }
-                case .block(let block): walk(block.body)
-                }
+        for template in used(by: name) {
+            Self.forEachTag(in: templates[template] ?? []) { tag in
+                names.formUnion(tag.path)
+                names.formUnion(tag.transforms)
             }
         }
-        for template in used(by: name) { walk(templates[template] ?? []) }
         return names
+    }
+
+    /// Calls `body` with every tag of `nodes`: variables, sections, dynamic partial names, and those inside
+    /// sections, blocks and a partial's overrides.
+    private static func forEachTag(in nodes: [TemplateNode], _ body: (TagName) -> Void) {
+        for node in nodes {
+            switch node {
+            case .text, .contentType: break
+            case .variable(let tag, _): body(tag)
+            case .section(let section):
+                body(section.tag)
+                forEachTag(in: section.body, body)
+            case .partial(let reference):
+                reference.dynamicName.map(body)
+                for overrides in (reference.overrides ?? [:]).values { forEachTag(in: overrides, body) }
+            case .block(let block): forEachTag(in: block.body, body)
+            }
+        }
     }
 
     /// The template `name` and every partial and layout it uses, directly or through others.
@@ -128,25 +132,11 @@ public struct TemplateSet: Sendable {
     /// would print nothing on every page (`{{dat(closing_date)}}`).
     public func checkTransforms() throws(TemplateError) {
         var unknown: [(name: String, location: SourceLocation)] = []
-        func check(_ tag: TagName) {
-            for name in tag.transforms where !Self.transformNames.contains(name) { unknown.append((name, tag.location)) }
-        }
-        func walk(_ nodes: [TemplateNode]) {
-            for node in nodes {
-                switch node {
-                case .text, .contentType: break
-                case .variable(let tag, _): check(tag)
-                case .section(let section):
-                    check(section.tag)
-                    walk(section.body)
-                case .partial(let reference):
-                    reference.dynamicName.map(check)
-                    for body in (reference.overrides ?? [:]).values { walk(body) }
-                case .block(let block): walk(block.body)
-                }
+        for name in names {
+            Self.forEachTag(in: templates[name] ?? []) { tag in
+                for name in tag.transforms where !Self.transformNames.contains(name) { unknown.append((name, tag.location)) }
             }
         }
-        for name in names { walk(templates[name] ?? []) }
         guard let first = unknown.min(by: { ($0.location.template, $0.location.line, $0.location.column)
                                             < ($1.location.template, $1.location.line, $1.location.column) })
         else { return }

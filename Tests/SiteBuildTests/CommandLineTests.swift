@@ -55,18 +55,24 @@ final class CommandLineTests: XCTestCase {
         return files
     }
 
-    func testABuildKilledAtAnyMomentIsFinishedByTheNextOneAsACleanBuildWritesIt() throws {
-        var generator = SeededGenerator(seed: UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? 20261122)
-        let site = try exampleSite(), reference = try exampleSite()
-        XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
-        // Files of the user's in the output folder, which no build may touch: sitegen did not make them.
-        XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
-        let own = ["CNAME": "records.example.org\n", ".git/HEAD": "ref: refs/heads/gh-pages\n", "banks/notes.txt": "mine\n"]
+    /// Writes files of a user's own into the site's output folder (a `CNAME`, a `.git` folder, a note in a
+    /// folder of pages), which no build may touch; returns them by path.
+    private func addFilesOfTheUsers(to site: URL) throws -> [String: String] {
+        let own = ["CNAME": "banks.example.org\n", ".git/HEAD": "ref: refs/heads/gh-pages\n", "banks/notes.txt": "mine\n"]
         for (path, text) in own {
             let url = site.appendingPathComponent("output/" + path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: false, encoding: .utf8)
         }
+        return own
+    }
+
+    func testABuildKilledAtAnyMomentIsFinishedByTheNextOneAsACleanBuildWritesIt() throws {
+        var generator = SeededGenerator(seed: UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? 20261122)
+        let site = try exampleSite(), reference = try exampleSite()
+        XCTAssertEqual(try run(["build", "--site", reference.path], in: reference).status, 0)
+        XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
+        let own = try addFilesOfTheUsers(to: site)
         let csv = "content/records/failed-banks.csv"
         func append(_ line: String, to folder: URL) throws {
             let handle = try FileHandle(forWritingTo: folder.appendingPathComponent(csv))
@@ -121,12 +127,7 @@ final class CommandLineTests: XCTestCase {
     func testTheBuildAfterATemplateErrorKeepsTheFilesSitegenDidNotMake() throws {
         let site = try exampleSite(), reference = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
-        let own = ["CNAME": "banks.example.org\n", ".git/HEAD": "ref: refs/heads/gh-pages\n", "banks/notes.txt": "mine\n"]
-        for (path, text) in own {
-            let url = site.appendingPathComponent("output/" + path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: url, atomically: false, encoding: .utf8)
-        }
+        let own = try addFilesOfTheUsers(to: site)
         // A new listing is added while the detail template is broken: the failed build writes the listing's
         // new pages (listings come before detail pages) and no manifest.
         let config = site.appendingPathComponent("sitegen.yml")
