@@ -55,22 +55,30 @@ public struct FrontMatterDocument: Sendable {
     /// The 1-based line of the file on which `key` is set at the front matter's top level (its first line,
     /// the file's second, when no line sets it): where a message about the key's value should point.
     public func line(of key: String) -> Int {
+        Self.definitionLines(of: key, in: frontMatter, topLevelOnly: true).first ?? 2
+    }
+
+    /// The file lines (the front matter starts on the second) where a line of `yaml` sets `key` (plain or
+    /// quoted); at the left margin only, or at any indentation.
+    private static func definitionLines(of key: String, in yaml: ArraySlice<UInt8>, topLevelOnly: Bool) -> [Int] {
+        var lines: [Int] = []
         var number = 2
-        var lineStart = frontMatter.startIndex
-        while lineStart < frontMatter.endIndex {
-            let end = frontMatter[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? frontMatter.endIndex
-            let line = frontMatter[lineStart..<end]
-            if let colon = line.firstIndex(of: UInt8(ascii: ":")), let first = line.first, ![UInt8(ascii: " "), UInt8(ascii: "\t")].contains(first) {
+        var lineStart = yaml.startIndex
+        while lineStart < yaml.endIndex {
+            let end = yaml[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? yaml.endIndex
+            let line = yaml[lineStart..<end]
+            let indented = line.first == UInt8(ascii: " ") || line.first == UInt8(ascii: "\t")
+            if !(topLevelOnly && indented), let colon = line.firstIndex(of: UInt8(ascii: ":")) {
                 var name = String(String(decoding: line[..<colon], as: UTF8.self).trimmingBlanks())
                 if name.count >= 2, let quote = name.first, quote == "\"" || quote == "'", name.last == quote {
                     name = String(name.dropFirst().dropLast())
                 }
-                if name == key { return number }
+                if name == key { lines.append(number) }
             }
             number += 1
             lineStart = end + 1
         }
-        return 2
+        return lines
     }
 
     /// The offset of the line feed ending the line that starts at `start`, or the end of the text.
@@ -121,10 +129,7 @@ public struct FrontMatterDocument: Sendable {
 
     /// The file line where `key` is defined a second time (Yams names only the mapping's line).
     private static func secondLine(definingKey key: String, in yaml: String) -> Int? {
-        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
-        let definitions = lines.indices.filter { lines[$0].drop { $0 == " " }.hasPrefix(key + ":") }
-        // +2: the YAML starts on the file's second line.
-        return definitions.dropFirst().first.map { $0 + 2 }
+        definitionLines(of: key, in: Array(yaml.utf8)[...], topLevelOnly: false).dropFirst().first
     }
 
     /// Front matter in the shape nearly every file has (`name: value` lines at the left margin, values plain,

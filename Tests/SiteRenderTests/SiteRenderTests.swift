@@ -270,6 +270,20 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertNoThrow(try TemplateSet(directory: directory).checkTransforms())
     }
 
+    func testEveryTransformTheCheckAllowsTransformsSomeValue() throws {
+        // The list the check holds tags to is written out; each name in it must be one a value has, so that a
+        // transform renamed or removed cannot stay allowed and print nothing.
+        let site = TemplateText.Site(baseURL: "https://x.org/", allowsRawHTML: false)
+        let values: [TemplateValue] = [.string("Text"), .integer(3), .list(TemplateList(.strings(["b", "a"]))), .dictionary(["k": "v"])]
+        let texts = ["2024-02-20", "1234", "words"].map { TemplateText($0, site: site) }
+        for name in TemplateSet.transformNames {
+            let position = TemplateRenderer.ListPosition(index: 0, count: 2).transformed(name)
+            XCTAssertTrue(position != nil || values.contains { $0.transformed(name) != nil } || texts.contains { $0.helper(name) != nil },
+                          "'\(name)' is allowed but nothing transforms it")
+        }
+        XCTAssertFalse(values.contains { $0.transformed("dat") != nil } || texts.contains { $0.helper("dat") != nil })
+    }
+
     func testAPartialOrLayoutThatIsNotThereIsAnErrorWhereItIsNamed() throws {
         let directory = try folder(["page.mustache": "<p>\n{{> pagenation }}</p>", "other.mustache": "{{<base}}{{/base}}"])
         XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in

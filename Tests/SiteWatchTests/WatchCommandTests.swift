@@ -9,17 +9,23 @@ final class WatchCommandTests: XCTestCase {
         try site.appendingPathComponent("sitegen.yml").replace("sources: content/pages/*.md", with: "sources: content/pages/**/*.md")
         let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
         XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
-        let page = site.appendingPathComponent("output/banks/23917/index.html")
-        XCTAssertTrue(page.text.contains("Capitol Bank"))
-
-        let edited = Date()
-        try site.appendingPathComponent("content/records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
-        XCTAssertTrue(poll(timeout: 1) { page.text.contains("Capitol Savings Bank") }, "not rebuilt within 1 s: \(watch.stdout)")
-        print("edit to page: \(String(format: "%.3f", Date().timeIntervalSince(edited))) s")
-        XCTAssertTrue(watch.waitFor("content/records/failed-banks.csv changed: built in"), watch.stdout)
+        try renameCapitolBank(in: site.appendingPathComponent("content/records/failed-banks.csv"), shownAs: "content/records/failed-banks.csv",
+                              site: site, watched: watch)
 
         try FileManager.default.createDirectory(at: site.appendingPathComponent("content/pages/guides/deeper"), withIntermediateDirectories: true)
         try addACallReport(at: "content/pages/guides/deeper/call-reports.md", in: site, watched: watch)
+    }
+
+    /// Renames Capitol Bank in the records file `csv` and checks that its page changes within a second and
+    /// that the watch's line names the file as `shown`.
+    private func renameCapitolBank(in csv: URL, shownAs shown: String, site: URL, watched watch: RunningSitegen) throws {
+        let page = site.appendingPathComponent("output/banks/23917/index.html")
+        XCTAssertTrue(page.text.contains("Capitol Bank"))
+        let edited = Date()
+        try csv.replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
+        XCTAssertTrue(poll(timeout: 1) { page.text.contains("Capitol Savings Bank") }, "not rebuilt within 1 s: \(watch.stdout)")
+        print("edit to page: \(String(format: "%.3f", Date().timeIntervalSince(edited))) s")
+        XCTAssertTrue(watch.waitFor(shown + " changed: built in"), watch.stdout)
     }
 
     /// Writes a new Markdown page at `path`, checks that the watch builds its page, then stops the watch.
@@ -45,12 +51,7 @@ final class WatchCommandTests: XCTestCase {
         try config.replace("sources: content/records/*.csv", with: "sources: data/*.csv")
         let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
         XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
-        let page = site.appendingPathComponent("output/banks/23917/index.html")
-        XCTAssertTrue(page.text.contains("Capitol Bank"))
-
-        try site.appendingPathComponent("data/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
-        XCTAssertTrue(poll(timeout: 1) { page.text.contains("Capitol Savings Bank") }, "not rebuilt within 1 s: \(watch.stdout)")
-        XCTAssertTrue(watch.waitFor("data/failed-banks.csv changed: built in"), watch.stdout)
+        try renameCapitolBank(in: site.appendingPathComponent("data/failed-banks.csv"), shownAs: "data/failed-banks.csv", site: site, watched: watch)
 
         // The pages move to a top-level folder of their own: after the edit to sitegen.yml, that folder is watched.
         try files.moveItem(at: site.appendingPathComponent("content/pages"), to: site.appendingPathComponent("notes"))
@@ -76,12 +77,8 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
         XCTAssertTrue(watch.stdout.contains("watching content/, Templates/, \(data.path)/records/, \(data.path)/pages/ and sitegen.yml"),
                       watch.stdout)
-        let page = site.appendingPathComponent("output/banks/23917/index.html")
-        XCTAssertTrue(page.text.contains("Capitol Bank"))
-
-        try data.appendingPathComponent("records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
-        XCTAssertTrue(poll(timeout: 1) { page.text.contains("Capitol Savings Bank") }, "not rebuilt within 1 s: \(watch.stdout)")
-        XCTAssertTrue(watch.waitFor("\(data.path)/records/failed-banks.csv changed: built in"), watch.stdout)
+        try renameCapitolBank(in: data.appendingPathComponent("records/failed-banks.csv"), shownAs: "\(data.path)/records/failed-banks.csv",
+                              site: site, watched: watch)
 
         // The pages come back into the site (copied: a build of content/pages), and sitegen.yml reads them there
         // (a build of sitegen.yml): then a file written where they were builds nothing.
