@@ -4,15 +4,12 @@ import SiteRender
 public enum BuildError: Error, CustomStringConvertible {
     case config(ConfigError)
     case templates(TemplateError)
-    /// A listing's `where` or `sort` failed in SQLite.
-    case listing(name: String, reason: String)
     case output(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .config(let error): return error.description
         case .templates(let error): return error.description
-        case .listing(let name, let reason): return "sitegen.yml: listing '\(name)': \(reason)"
         case .output(let path, let reason): return "\(path): cannot write: \(reason)"
         }
     }

@@ -25,3 +25,25 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 }
+
+/// Where a value was written in `sitegen.yml`, kept so that problems found after reading it (a template the
+/// folder lacks, a `where` that SQLite rejects) can point at the line.
+public struct ConfigMark: Sendable, Hashable {
+    /// The 1-based line, when known.
+    public var line: Int?
+    /// The 1-based column, when known.
+    public var column: Int?
+
+    /// Makes a mark at `line` and `column`.
+    public init(line: Int?, column: Int?) {
+        self.line = line
+        self.column = column
+    }
+}
+
+extension ConfigError {
+    /// Makes an error in `file` at `mark` (no line when there is no mark).
+    public init(file: String, at mark: ConfigMark?, reason: String) {
+        self.init(file: file, line: mark?.line, column: mark?.column, reason: reason)
+    }
+}

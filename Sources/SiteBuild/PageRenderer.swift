@@ -85,7 +85,8 @@ struct PageRenderer {
         request.unfetchedProperties = Set((unshownFields(of: listing, collection: collection) + bookkeeping).map {
             listing.taxonomy == nil ? $0 : "record." + $0
         })
-        let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)")
+        let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)",
+                                            mark: listing.marks["where"] ?? listing.marks[""])
         var dirty = relatedChanges[collection.name] ?? []
         if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: request.table) }
         let state = ListingState(listing: listing, controller: controller, delta: delta, rows: controller.fetchedVersions,
@@ -316,7 +317,7 @@ struct PageRenderer {
         let (controller, delta) = try fetch(primary?.name ?? collection.name, FetchRequest(
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
             versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
-            cacheName: "detail \(collection.name)")
+            cacheName: "detail \(collection.name)", mark: primary?.marks["sort"] ?? collection.detail?.marks[""])
         defer {
             saveCache(of: controller)
             controller.releaseResults()
@@ -622,7 +623,8 @@ struct PageRenderer {
 
     /// The controller for `request`, restored from the cache `cacheName` and brought up to date with the
     /// load's changes (with the delta that did it), or fetched afresh when the cache does not match.
-    private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil) throws -> (ResultsController, Delta?) {
+    /// A query SQLite rejects is an error of `sitegen.yml` at `mark` (a listing's `where` is SQL written there).
+    private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil, mark: ConfigMark?) throws -> (ResultsController, Delta?) {
         do {
             let controller = try ResultsController(database: database, request: request, cacheName: cacheName)
             // With a cache writer, this connection writes nothing while pages render, so the workers'
@@ -634,9 +636,9 @@ struct PageRenderer {
             }
             return (controller, try controller.performFetch(catchingUpWith: changes))
         } catch let error as SQLiteError {
-            throw BuildError.listing(name: name, reason: error.message)
+            throw BuildError.config(ConfigError(file: config.file, at: mark, reason: "listing '\(name)': \(error.message)"))
         } catch let error as ResultsControllerError {
-            throw BuildError.listing(name: name, reason: error.description)
+            throw BuildError.config(ConfigError(file: config.file, at: mark, reason: "listing '\(name)': \(error.description)"))
         }
     }
 

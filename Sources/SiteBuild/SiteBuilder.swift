@@ -76,6 +76,11 @@ public struct SiteBuilder {
         } catch {
             throw BuildError.templates(error)
         }
+        do {
+            try config.checkTemplates(in: templates)
+        } catch {
+            throw BuildError.config(error)
+        }
         clock.lap("config", into: &summary)
         // Marked before the load commits: a build that stops between the load and the manifest leaves the
         // next one a changeset it never sees, so that one renders every page.

@@ -16,6 +16,8 @@ public struct SiteConfig: Sendable {
     public var collections: [CollectionConfig]
     /// Listings in declaration order.
     public var listings: [ListingConfig]
+    /// How errors name the configuration file.
+    public var file: String
 
     /// The path part of `baseURL`, ending with `/`: what site-relative links start with.
     public var basePath: String {
@@ -60,6 +62,7 @@ public struct SiteConfig: Sendable {
 
     /// Parses configuration text; `file` is how errors name it.
     public init(yaml text: String, file: String) throws(ConfigError) {
+        self.file = file
         let reader = YAMLConfigReader(file: file)
         let root: Node
         do {
@@ -116,7 +119,29 @@ public struct SiteConfig: Sendable {
         }
         self.listings = listings
         for collection in collections where collection.detail?.bodyFormat == .html && !allowsRawHTML {
-            throw ConfigError(file: file, reason: "collection '\(collection.name)' publishes HTML bodies, which needs 'unsafe: true'")
+            throw ConfigError(file: file, at: collection.detail?.marks["format"],
+                              reason: "collection '\(collection.name)' publishes HTML bodies, which needs 'unsafe: true'")
+        }
+    }
+
+    /// Checks that the templates folder has every template the configuration names (or uses by default);
+    /// the error points at the name, or at the declaration that relies on the default.
+    public func checkTemplates(in templates: TemplateSet) throws(ConfigError) {
+        func check(_ name: String, _ mark: ConfigMark?, _ whose: String, _ key: String) throws(ConfigError) {
+            guard !templates.names.contains(name) else { return }
+            throw ConfigError(file: file, at: mark, reason: "\(whose) renders through '\(name).mustache', which is not in the templates "
+                + "folder (it has: \(templates.names.joined(separator: ", "))); add it, or name another with '\(key)'")
+        }
+        for collection in collections {
+            guard let detail = collection.detail else { continue }
+            try check(detail.template, detail.marks["template"] ?? detail.marks[""], "the detail of '\(collection.name)'", "template")
+        }
+        for listing in listings {
+            try check(listing.template, listing.marks["template"] ?? listing.marks[""], "listing '\(listing.name)'", "template")
+            if listing.section != nil {
+                try check(listing.indexTemplate, listing.marks["indexTemplate"] ?? listing.marks[""],
+                          "the section index of listing '\(listing.name)'", "indexTemplate")
+            }
         }
     }
 
@@ -276,10 +301,14 @@ public struct DetailConfig: Sendable {
     public var bodyField: String?
     /// How the body field is turned into HTML.
     public var bodyFormat: BodyFormat
+    /// Where each key's value was written, and (under "") the `detail` key itself.
+    public var marks: [String: ConfigMark] = [:]
 
     init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String]) throws(ConfigError) {
         var path: String?, template = "detail", titleField: String?, bodyField: String?, bodyFormat = BodyFormat.markdown
+        marks[""] = reader.mark(node)
         for (key, _, value) in try reader.mapping(node, "detail of '\(collection)'", allowed: ["path", "template", "title", "body", "format"]) {
+            marks[key] = reader.mark(value)
             switch key {
             case "path": path = try reader.string(value, "path")
             case "template": template = try reader.string(value, "template")
@@ -361,6 +390,8 @@ public struct ListingConfig: Sendable {
 
     /// Its declaration's fingerprint: when it changes, its pages are rendered again.
     public var fingerprint: Int64 = 0
+    /// Where each key's value was written, and (under "") the listing's name.
+    public var marks: [String: ConfigMark] = [:]
 
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader, collections: [CollectionConfig],
          baseURL: String) throws(ConfigError)
@@ -372,7 +403,9 @@ public struct ListingConfig: Sendable {
         var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?
         let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate",
                                     "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering", "formats"]
+        marks[""] = reader.mark(nameNode)
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
+            marks[key] = reader.mark(value)
             switch key {
             case "from":
                 let collection = try reader.string(value, "from")

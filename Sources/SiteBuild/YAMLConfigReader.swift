@@ -8,6 +8,11 @@ struct YAMLConfigReader {
         ConfigError(file: file, line: node?.mark?.line, column: node?.mark?.column, reason: reason)
     }
 
+    /// Where `node` was written, for errors found after reading.
+    func mark(_ node: Node) -> ConfigMark {
+        ConfigMark(line: node.mark?.line, column: node.mark?.column)
+    }
+
     /// A declaration's fingerprint: its YAML as Yams writes it back, so that comments, spacing and the
     /// line it starts on do not count, but every value and key does.
     static func fingerprint(of node: Node) -> Int64 {

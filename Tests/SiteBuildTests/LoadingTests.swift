@@ -679,6 +679,37 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(error("{bank: banks}", sort: "[bank.city]"), "sitegen.yml:11:29: cannot sort on 'bank.city': 'city' is not a field of 'banks'")
         XCTAssertEqual(error("{bank: banks}", sort: "[vault.closed]"), "sitegen.yml:11:29: cannot sort on 'vault.closed': 'vault' is not a relationship of 'notes'")
     }
+
+    func testATemplateTheFolderLacksAndAWhereSQLiteRejectsAreErrorsAtTheirLineOfTheConfiguration() throws {
+        func buildError(_ listing: String, detail: String = "") throws -> String? {
+            try write("sitegen.yml", """
+                title: Test
+                collections:
+                  banks:
+                    kind: csv
+                    sources: data/*.csv
+                    key: cert
+                    fields: {cert: integer, name: text, closed: date}
+                \(detail)
+                listings:
+                  home:
+                    from: banks
+                \(listing)
+                """)
+            do { _ = try build(); return nil } catch { return "\(error)" }
+        }
+        XCTAssertNil(try buildError("    path: /"))
+        let available = "(it has: list); add it, or name another with"
+        XCTAssertEqual(try buildError("    template: lsit\n    path: /"),
+                       "sitegen.yml:12:15: listing 'home' renders through 'lsit.mustache', which is not in the templates folder \(available) 'template'")
+        XCTAssertEqual(try buildError("    section: name\n    path: /{section}/"),
+                       "sitegen.yml:10:3: the section index of listing 'home' renders through 'sections.mustache', which is not in the templates folder \(available) 'indexTemplate'",
+                       "a default template the folder lacks points at the declaration relying on it")
+        XCTAssertEqual(try buildError("    path: /", detail: "    detail: {path: '/banks/{key}/', template: bank}"),
+                       "sitegen.yml:8:47: the detail of 'banks' renders through 'bank.mustache', which is not in the templates folder \(available) 'template'")
+        XCTAssertEqual(try buildError("    where: closed >>> '2024'\n    path: /"), "sitegen.yml:12:12: listing 'home': near \">\": syntax error")
+        XCTAssertEqual(try buildError("    where: closd > '2024'\n    path: /"), "sitegen.yml:12:12: listing 'home': no such column: closd")
+    }
 }
 
 /// Progress reports collected by a test.
