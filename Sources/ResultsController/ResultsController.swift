@@ -71,6 +71,11 @@ public final class ResultsController {
 
     // MARK: Fetching
 
+    /// Prepares the fetch's query without running it: a filter SQLite rejects fails here, before any work.
+    public func checkQuery() throws {
+        _ = try database.makeStatement(compiled.keysQuery)
+    }
+
     /// Runs the one query for the ordered ids and sort keys (no row bodies) and builds the sections.
     /// With a `cacheName`, a snapshot cached for the same request, schema and data generation is restored instead.
     public func performFetch() throws {

@@ -51,11 +51,22 @@ struct PageRenderer {
         return items
     }
 
-    /// Writes the pages of `listing` whose inputs changed (page 1 at its path, page N at `path/page/N/`);
-    /// returns the delta its controller reported.
-    func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws -> BuildSummary.ListingDelta {
+    /// Before any page is rendered, prepares each listing's query: a `where` SQLite rejects is an error at
+    /// its line of `sitegen.yml`, rather than after the listings before it were written.
+    func checkListingQueries() throws {
+        for listing in config.listings where listing.filter != nil {
+            do {
+                try ResultsController(database: database, request: listingRequest(listing).request).checkQuery()
+            } catch let error as SQLiteError {
+                throw BuildError.config(ConfigError(file: config.file, at: listing.marks["where"], reason: "listing '\(listing.name)': \(error.message)"))
+            }
+        }
+    }
+
+    /// The fetch request of `listing`'s rows, and how a fetched row becomes the record it lists (a taxonomy's
+    /// rows are its join table's, reaching the record's fields as `record.*`).
+    private func listingRequest(_ listing: ListingConfig) -> (request: FetchRequest, recordRow: (Row) -> Row) {
         let collection = config.collection(named: listing.from)!
-        let presenter = RecordPresenter(collection: collection, config: config)
         var request = FetchRequest(
             table: listing.from, idColumn: "_id", filter: listing.filter,
             sortDescriptors: Self.sortDescriptors(listing.sort),
@@ -85,6 +96,15 @@ struct PageRenderer {
         request.unfetchedProperties = Set((unshownFields(of: listing, collection: collection) + bookkeeping).map {
             listing.taxonomy == nil ? $0 : "record." + $0
         })
+        return (request, recordRow)
+    }
+
+    /// Writes the pages of `listing` whose inputs changed (page 1 at its path, page N at `path/page/N/`);
+    /// returns the delta its controller reported.
+    func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws -> BuildSummary.ListingDelta {
+        let collection = config.collection(named: listing.from)!
+        let presenter = RecordPresenter(collection: collection, config: config)
+        let (request, recordRow) = listingRequest(listing)
         let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)",
                                             mark: listing.marks["where"] ?? listing.marks[""])
         var dirty = relatedChanges[collection.name] ?? []

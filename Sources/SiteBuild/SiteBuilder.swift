@@ -134,6 +134,7 @@ public struct SiteBuilder {
         renderer.cacheWriter = cacheWriter
         do {
             do {
+                try renderer.checkListingQueries()
                 let navigation = try renderer.navigation()
                 var site = Fingerprint()
                 site.combine(config.settingsFingerprint)

@@ -698,6 +698,10 @@ final class LoadingTests: XCTestCase {
                 """)
             do { _ = try build(); return nil } catch { return "\(error)" }
         }
+        XCTAssertEqual(try buildError("    path: /\n  later:\n    from: banks\n    where: closd > '2024'\n    path: /later/"),
+                       "sitegen.yml:15:12: listing 'later': no such column: closd")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/index.html").path),
+                       "the listing before the bad one is not written either")
         XCTAssertNil(try buildError("    path: /"))
         let available = "(it has: list); add it, or name another with"
         XCTAssertEqual(try buildError("    template: lsit\n    path: /"),
