@@ -55,7 +55,7 @@ struct CollectionLoader {
         /// The files whose size or modification time changed since their last good load (or that are new),
         /// in the loading order.
         let files: [FilePlan]
-        /// The others: read only into a rebuilt table.
+        /// The others: read only into a rebuilt table, or when a feed of the collection changed.
         let unchangedFiles: [FilePlan]
         /// Sources of the last load whose files are gone: their rows go.
         let removed: [String]
@@ -162,9 +162,15 @@ struct CollectionLoader {
         if rebuilt { try ResultsController.deleteAllCaches(in: store.database) }
         let statements = try store.rowStatements(for: schema)
         var changes = Changeset()
+        // Feeds carry each other's items: an item two files have is the first file's, and the other skips
+        // it. Which file is first for an item can change with any file (the first drops it, a file before it
+        // gains it), so when any feed of the collection changed, all of them are read again, in the order a
+        // clean build reads them. Feed files are few; records, kept in files by the thousand, fail instead.
+        statements.keepsFirstOfSharedKeys = collection.kind == .feed
+        let readsAll = rebuilt || (collection.kind == .feed && !(plan.files.isEmpty && plan.removed.isEmpty))
         // Every file is read into a rebuilt table, in the loading order.
-        let files = rebuilt ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
-        if !rebuilt { outcome.sourcesUnchanged += plan.unchangedFiles.count }
+        let files = readsAll ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
+        if !readsAll { outcome.sourcesUnchanged += plan.unchangedFiles.count }
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
         let small = files.filter { $0.stat.size <= Self.wholeFileLimit }
         let rootPath = root.path
@@ -175,11 +181,11 @@ struct CollectionLoader {
             for ahead in (index == 0 ? 1 : Self.hintDistance)...Self.hintDistance where index + ahead < small.count {
                 Self.announce(SourceGlob.location(of: small[index + ahead].path, under: rootPath))
             }
-            return prepare(small[index], at: SourceGlob.location(of: small[index].path, under: rootPath), previous: rebuilt ? nil : small[index].previous,
+            return prepare(small[index], at: SourceGlob.location(of: small[index].path, under: rootPath), previous: readsAll ? nil : small[index].previous,
                            collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
-        let target = Target(collection: collection, schema: schema, statements: statements, rebuilt: rebuilt)
+        let target = Target(collection: collection, schema: schema, statements: statements, readsAll: readsAll)
         let order = LoadOrder(paths: files.map(\.path), removed: plan.removed)
         statements.releasesKey = { owner, file in order.releases(owner, to: file) }
         var batch = Batch()
@@ -233,8 +239,8 @@ struct CollectionLoader {
         let collection: CollectionConfig
         let schema: CollectionSchema
         let statements: RowStatements
-        /// Whether the table was made again, so that no file has rows in it yet.
-        let rebuilt: Bool
+        /// Whether every file is parsed, changed or not (the table was made again, or a feed changed).
+        let readsAll: Bool
     }
 
     /// Which source gives up a key that a file being stored has too: a file renamed, or keys moved between
@@ -326,7 +332,7 @@ struct CollectionLoader {
     {
         let collection = target.collection, statements = target.statements
         var fingerprint = file.stat
-        let previous = target.rebuilt ? nil : file.previous
+        let previous = target.readsAll ? nil : file.previous
         var warnings: [SourceError] = []
         switch prepared {
         case .unreadable(let error)?:
@@ -346,8 +352,8 @@ struct CollectionLoader {
                     }
                 }
                 if let failure { throw failure }
+                warnings = parsedWarnings + Self.skippedWarnings(replacement, file: file.path)
             })
-            warnings = parsedWarnings
         case nil:
             let source = source(for: collection, file: file.path)
             // Too large to hold: a file of the same size may only have been touched, which one
@@ -359,13 +365,20 @@ struct CollectionLoader {
             changes.merge(try store.replaceRows(of: file.path, using: statements, fingerprint: fingerprint, inSavepoint: alone) { rows in
                 let result = try RowPipeline.load(source, from: url(of: file.path), into: rows, schema: target.schema,
                                                   size: fingerprint.size, progress: progress)
-                warnings = result.warnings
+                warnings = result.warnings + Self.skippedWarnings(rows, file: file.path)
                 // Known once the file is read: the status recorded with the rows has it.
                 rows.fingerprint?.hash = result.hash
             })
         }
         // The source's status was recorded with its rows.
         outcome.warnings += warnings
+    }
+
+    /// A warning for each item a feed skipped because a file before it has the item.
+    private static func skippedWarnings(_ replacement: RowReplacement, file: String) -> [SourceError] {
+        replacement.skipped.map {
+            SourceError(file: file, line: $0.line, reason: "item id '\($0.key)' is also in \($0.otherSource), which comes first; that one is kept")
+        }
     }
 
     /// Touched but identical bytes: nothing to parse; the new time is remembered.

@@ -17,6 +17,8 @@ public final class RowReplacement {
     /// The file the rows were read from, recorded with the source's status when it finishes; a body that
     /// learns the file's hash only by reading it sets it then.
     public var fingerprint: SiteStore.SourceFingerprint?
+    /// The rows not stored because a source before this one has their key (with `RowStatements.keepsFirstOfSharedKeys`).
+    public private(set) var skipped: [(key: String, line: Int, otherSource: String)] = []
 
     init(store: SiteStore, source: String, statements: RowStatements, fingerprint: SiteStore.SourceFingerprint?) throws {
         self.store = store
@@ -62,6 +64,10 @@ public final class RowReplacement {
             let other = try database.fetchAll("SELECT _id, _source FROM \(quoteIdentifier(schema.table)) WHERE _key = ?", [.text(row.key)]).first
             let otherSource = other?["_source"]?.stringValue ?? "?"
             guard let otherID = other?["_id"]?.int64Value, otherSource != source, statements.releasesKey?(otherSource, source) == true else {
+                if statements.keepsFirstOfSharedKeys, otherSource != source {
+                    skipped.append((row.key, row.line, otherSource))
+                    return
+                }
                 throw StoreError.duplicateKey(collection: schema.table, key: row.key, otherSource: otherSource)
             }
             // The other source gives the key up: its row goes, and this one takes a new id.
@@ -104,6 +110,9 @@ public final class RowStatements {
     /// Whether a source (the first argument) gives up a key that the source being stored (the second) has
     /// too: its row is then deleted, where without this the second source fails.
     public var releasesKey: ((String, String) -> Bool)?
+    /// Whether a row whose key a source that keeps it has too is skipped (and reported in `skipped`)
+    /// rather than failing its source: feeds carry each other's items.
+    public var keepsFirstOfSharedKeys = false
     let selectExisting: Statement
     let insert: Statement
     let update: Statement
