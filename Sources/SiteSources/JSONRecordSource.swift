@@ -74,12 +74,21 @@ public struct JSONRecordSource: Source {
     }
 
     private func record(_ value: JSONValue, line: Int) throws(SourceError) -> Record {
-        guard case .object = value else {
+        guard case .object(let members) = value else {
             throw SourceError(file: displayName, line: line, reason: "expected an object, found \(describe(value))")
         }
         var values: [String: FieldValue] = [:]
         for (name, type) in fields {
-            guard let member = value[name] else { values[name] = .null; continue }
+            var found: JSONValue?
+            for member in members where member.key == name {
+                // JSON leaves a repeated name's meaning open (JavaScript keeps the last, others the first):
+                // picking one would publish a value the file may not mean.
+                guard found == nil else {
+                    throw SourceError(file: displayName, line: line, reason: "field '\(name)' appears twice in one object; which one is meant is unclear")
+                }
+                found = member.value
+            }
+            guard let member = found else { values[name] = .null; continue }
             switch member {
             case .array(let items) where type == .list:
                 var texts: [String] = []

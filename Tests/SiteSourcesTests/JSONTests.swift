@@ -61,6 +61,11 @@ final class JSONTests: XCTestCase {
         XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in
             XCTAssertEqual((error as? SourceError)?.description, "r.ndjson:2: field 'count': expected an integer, found 'many'")
         }
+        try "{\"id\": \"a\", \"extra\": 1, \"extra\": 2}\n{\"id\": \"b\", \"count\": 1, \"count\": 2}\n".write(to: ndjson, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read(),
+                             "a repeated member that is not a field is ignored as the member is; a field's is an error") { error in
+            XCTAssertEqual((error as? SourceError)?.description, "r.ndjson:2: field 'count' appears twice in one object; which one is meant is unclear")
+        }
         try "{\"id\": \"a\"}\n{\"id\": \"b\",}\n".write(to: ndjson, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in
             XCTAssertEqual((error as? SourceError)?.line, 2)
