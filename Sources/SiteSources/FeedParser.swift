@@ -11,6 +11,9 @@ public struct FeedParser {
     /// The file name used in errors.
     public let file: String
 
+    /// The largest document handed to the XML parser in one piece (libxml2's own limit is 10,000,000 bytes).
+    static let wholeDocumentLimit = 4 << 20
+
     /// Makes a parser whose errors name `file`.
     public init(file: String) {
         self.file = file
@@ -32,7 +35,10 @@ public struct FeedParser {
             encodingWarning = SourceError(file: file, line: position.line, column: position.column,
                                           reason: "not valid UTF-8; read as Windows-1252 (declare the encoding in the XML declaration to say otherwise)")
         }
-        let parser = XMLParser(data: Data(XMLCleaner.cleaned([UInt8](utf8))))
+        let cleaned = Data(XMLCleaner.cleaned([UInt8](utf8)))
+        // Handed over whole, a document past 10,000,000 bytes is one libxml2 will not look through
+        // ("huge input lookup", error 1); a stream hands it over a chunk at a time, as a file's is.
+        let parser = cleaned.count > Self.wholeDocumentLimit ? XMLParser(stream: InputStream(data: cleaned)) : XMLParser(data: cleaned)
         let delegate = FeedParserDelegate(file: file, parser: parser)
         if let encodingWarning { delegate.warnings.append(encodingWarning) }
         return try run(parser, delegate)

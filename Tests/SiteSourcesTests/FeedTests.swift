@@ -51,6 +51,21 @@ final class FeedTests: XCTestCase {
         }
     }
 
+    func testAFeedOfMoreThanTenMillionBytesDecodedWholeKeepsEveryItem() throws {
+        // Windows-1252 (and broken UTF-8) is decoded whole, not streamed: libxml2 refused such a document
+        // past 10,000,000 bytes with "XML error 1".
+        let body = String(repeating: "Caf\u{E9} au lait, ", count: 80)
+        var text = "<?xml version=\"1.0\" encoding=\"windows-1252\"?><rss version=\"2.0\"><channel><title>Big</title>\n"
+        for number in 0..<9_000 { text += "<item><guid>g\(number)</guid><title>Caf\u{E9} \(number)</title><description>\(body)</description></item>\n" }
+        text += "</channel></rss>\n"
+        let data = try XCTUnwrap(text.data(using: .windowsCP1252))
+        XCTAssertGreaterThan(data.count, 10_000_000)
+        let feed = try FeedParser(file: "big.xml").parse(data)
+        XCTAssertEqual(feed.items.count, 9_000)
+        XCTAssertEqual(feed.items.last?.title, "Caf\u{E9} 8999")
+        XCTAssertEqual(feed.items.last?.summary?.hasPrefix("Caf\u{E9} au lait"), true)
+    }
+
     func testADocumentThatIsNotAFeedSaysSo() {
         XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
