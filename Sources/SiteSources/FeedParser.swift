@@ -174,6 +174,9 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
     private var markupDepth: Int?
     private var isBase64 = false
     private var isXHTML = false
+    /// Whether the construct is plain text (Atom's `type="text"`, its default), which sitegen keeps as
+    /// HTML in `summary` and `content` (so it is escaped) and as text in `title`.
+    private var isPlainText = false
     /// The construct's content as markup (text escaped, child elements serialized), used once it has children.
     private var markup = ""
     private var hasMarkup = false
@@ -227,6 +230,8 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             hasMarkup = false
             let type = attributes["type"]?.lowercased() ?? ""
             isXHTML = type == "xhtml" || (name == "body" && namespace == "http://www.w3.org/1999/xhtml")
+            // Atom 0.3's escaped and base64 modes carry HTML in practice, whatever the type says.
+            isPlainText = ["", "text", "text/plain"].contains(type) && !["escaped", "base64"].contains(attributes["mode"] ?? "")
             // RFC 4287 §4.1.3.3: a MIME type that is neither text nor XML means base64; Atom 0.3 says mode="base64".
             let textual = ["", "text", "html", "xhtml"].contains(type) || type.hasPrefix("text/") || type.hasSuffix("xml")
             isBase64 = attributes["mode"] == "base64" || !textual
@@ -357,8 +362,54 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         default: key = nil
         }
         if let key, !value.isEmpty, item?[key] == nil {
+            if isAtom, name == "content" || name == "summary" || name == "title" {
+                // RFC 4287 §3.1: an Atom text construct says whether it is text, HTML or XHTML; a summary and
+                // content are kept as HTML, a title as text.
+                if name == "title" {
+                    if !isPlainText { value = Self.plainText(ofHTML: value) }
+                } else if isPlainText {
+                    value = Self.escape(value, quotes: false)
+                }
+            }
             item?[key] = key == "link" ? resolved(value) : XMLEncoding.repairingC1Controls(value)
         }
+    }
+
+    /// The text an HTML fragment shows: tags dropped, character references decoded.
+    static func plainText(ofHTML html: String) -> String {
+        var text = ""
+        var index = html.startIndex
+        while index < html.endIndex {
+            let character = html[index]
+            if character == "<", let close = html[index...].firstIndex(of: ">") {
+                index = html.index(after: close)
+                continue
+            }
+            if character == "&", let semicolon = html[index...].prefix(12).firstIndex(of: ";"),
+                let decoded = decodedReference(html[html.index(after: index)..<semicolon])
+            {
+                text.unicodeScalars.append(decoded)
+                index = html.index(after: semicolon)
+                continue
+            }
+            text.append(character)
+            index = html.index(after: index)
+        }
+        return String(text.trimmingBlanks(newlines: true))
+    }
+
+    /// The character of a reference's name (`amp`, `#233`, `#xE9`), if it is one.
+    private static func decodedReference(_ name: Substring) -> Unicode.Scalar? {
+        let xml: [Substring: UInt32] = ["amp": 38, "lt": 60, "gt": 62, "quot": 34, "apos": 39]
+        var code: UInt32?
+        if name.hasPrefix("#x") || name.hasPrefix("#X") {
+            code = UInt32(name.dropFirst(2), radix: 16)
+        } else if name.hasPrefix("#") {
+            code = UInt32(name.dropFirst())
+        } else {
+            code = xml[name] ?? HTMLEntities.codePoints[String(name)]
+        }
+        return code.flatMap(Unicode.Scalar.init)
     }
 
     /// `reference` resolved against the base in force (the innermost `xml:base`); unchanged without one.

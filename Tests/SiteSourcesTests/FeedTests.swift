@@ -66,6 +66,26 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(feed.items.last?.summary?.hasPrefix("Caf\u{E9} au lait"), true)
     }
 
+    func testAtomTextConstructsAreKeptAsTheirTypeSays() throws {
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>A</title>
+            <entry><id>urn:1</id><title type="html">&lt;em&gt;Big&lt;/em&gt; news &amp;amp; views</title>
+            <summary>5 &lt; 6 &amp; 7</summary>
+            <content type="text">Use &lt;script&gt;alert(1)&lt;/script&gt;</content></entry>
+            <entry><id>urn:2</id><title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">Small <b>print</b></div></title>
+            <summary type="html">&lt;p&gt;Kept&lt;/p&gt;</summary>
+            <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>As <i>is</i></p></div></content></entry>
+            <entry><id>urn:3</id><title>Fish &amp; &lt;chips&gt;</title></entry>
+            </feed>
+            """
+        let items = try FeedParser(file: "a.xml").parse(Data(atom.utf8)).items
+        XCTAssertEqual(items.map(\.title), ["Big news & views", "Small print", "Fish & <chips>"], "titles are text")
+        XCTAssertEqual(items[0].summary, "5 &lt; 6 &amp; 7", "plain text is escaped: summaries and content are HTML")
+        XCTAssertEqual(items[0].content, "Use &lt;script&gt;alert(1)&lt;/script&gt;")
+        XCTAssertEqual(items[1].summary, "<p>Kept</p>")
+        XCTAssertEqual(items[1].content, "<p>As <i>is</i></p>")
+    }
+
     func testADocumentThatIsNotAFeedSaysSo() {
         XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
