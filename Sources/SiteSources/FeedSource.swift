@@ -56,15 +56,31 @@ public struct FeedSource: Source {
         ])
     }
 
-    /// The text an item's page name is made from: the last segment of its link (what the publisher chose), else its id.
+    /// The text an item's page name is made from: the last segment of its link (what the publisher chose),
+    /// with the values of its query when it has one (`watch?v=abc`, `article.php?id=7`), else its id.
     static func slugSource(_ item: FeedItem) -> String {
         for candidate in [item.link, item.id].compactMap({ $0 }) {
-            let path = URL(string: candidate)?.path ?? candidate
-            if let last = path.split(separator: "/").last(where: { !$0.isEmpty }) {
-                let name = last.split(separator: ".").first.map(String.init) ?? String(last)
-                if !["index", "item", "post"].contains(name.lowercased()) { return name }
+            let components = URLComponents(string: candidate)
+            var segments = (components?.path ?? candidate).split(separator: "/").map(String.init)
+            // A page's own extension says nothing (`a.html`); other dots are the name's (`v1.2.3`).
+            if let last = segments.last, let dot = last.lastIndex(of: "."),
+                webExtensions.contains(last[last.index(after: dot)...].lowercased())
+            {
+                segments[segments.count - 1] = String(last[..<dot])
             }
+            // A folder's index page is named by the folder.
+            if let last = segments.last, ["index", "default"].contains(last.lowercased()) { segments.removeLast() }
+            let query = (components?.queryItems ?? []).compactMap(\.value).filter { !$0.isEmpty }
+            guard let name = segments.last(where: { !$0.isEmpty }) else {
+                if !query.isEmpty { return query.joined(separator: "-") }
+                continue
+            }
+            if !query.isEmpty { return ([name] + query).joined(separator: "-") }
+            if !["item", "post"].contains(name.lowercased()) { return name }
         }
         return item.id
     }
+
+    /// Extensions of pages, which a link's last segment loses in its slug.
+    private static let webExtensions: Set<String> = ["html", "htm", "xhtml", "shtml", "php", "asp", "aspx", "jsp", "cfm", "cgi", "pl", "xml"]
 }

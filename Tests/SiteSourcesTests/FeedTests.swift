@@ -86,6 +86,18 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(items[1].content, "<p>As <i>is</i></p>")
     }
 
+    func testAnItemsSlugIsItsLinksLastSegmentWithItsQueryAndWithoutAPageExtension() throws {
+        let links = ["https://www.youtube.com/watch?v=abc", "https://www.youtube.com/watch?v=def", "https://e.com/article.php?id=7",
+                     "https://github.com/o/r/releases/tag/v1.2.3", "https://e.com/2024/01/hello/index.html",
+                     "https://news.example.org/2024/2024-02-20-farmers.html", "https://e.com/?p=42", "https://e.com/post"]
+        let rss = "<rss version=\"2.0\"><channel><title>F</title>"
+            + links.enumerated().map { "<item><guid isPermaLink=\"false\">g\($0.offset)</guid><link>\($0.element.replacingOccurrences(of: "&", with: "&amp;"))</link></item>" }.joined()
+            + "</channel></rss>"
+        let records = try FeedSource(url: URL(fileURLWithPath: "/dev/null"), displayName: "f.xml").read(Data(rss.utf8)).records
+        XCTAssertEqual(records.map { $0.fields["slug"] }, ["watch-abc", "watch-def", "article-7", "v1.2.3", "hello", "2024-02-20-farmers", "42", "g7"]
+            .map { FieldValue.text($0) })
+    }
+
     func testADocumentThatIsNotAFeedSaysSo() {
         XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
