@@ -305,7 +305,7 @@ func sqliteFloor(_ records: [SourceRecord], fields: [String], path: String) thro
 /// lists and the tag filter.
 func cmarkFloor(_ records: [SourceRecord], threads: Int) -> (Int, Timing) {
     cmark_gfm_core_extensions_ensure_registered()
-    let options = CMARK_OPT_SMART | CMARK_OPT_GITHUB_PRE_LANG
+    let options = CMARK_OPT_GITHUB_PRE_LANG
     let extensionNames = ["table", "strikethrough", "autolink", "tasklist", "tagfilter"]
     let htmlBytes = PerWorker(threads, 0)
     let parsing = NSLock()

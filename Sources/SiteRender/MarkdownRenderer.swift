@@ -29,7 +29,8 @@ public struct MarkdownRenderer: Sendable {
     /// in the page, which a test checks.
     func render(_ markdown: String, idsInHTML: Bool) -> String? {
         _ = Self.registerExtensions
-        var options = CMARK_OPT_SMART | CMARK_OPT_GITHUB_PRE_LANG
+        // Not CMARK_OPT_SMART: GitHub keeps quotes and dashes as written (`--full` stays a flag, not an en dash).
+        var options = CMARK_OPT_GITHUB_PRE_LANG
         if allowsRawHTML { options |= CMARK_OPT_UNSAFE }
         guard let parser = cmark_parser_new(options) else { return "" }
         defer { cmark_parser_free(parser) }
@@ -72,16 +73,18 @@ public struct MarkdownRenderer: Sendable {
     private static func headings(in document: OpaquePointer) -> [Heading] {
         var nodes: [OpaquePointer] = []
         collectHeadings(under: document, into: &nodes)
-        var used: [String: Int] = [:]
+        // As github-slugger counts: a repeat takes the next free `-n`, and every id given is taken, so a
+        // heading whose own text is `Intro 1` after two `Intro`s is `intro-1-1`.
+        var repeats: [String: Int] = [:]
         return nodes.map { node in
-            var slug = Self.slug(Self.plainText(of: node))
-            if slug.isEmpty { slug = "section" }
-            if let count = used[slug] {
-                used[slug] = count + 1
-                slug += "-\(count)"
-            } else {
-                used[slug] = 1
+            var original = Self.slug(Self.plainText(of: node))
+            if original.isEmpty { original = "section" }
+            var slug = original
+            while repeats[slug] != nil {
+                repeats[original, default: 0] += 1
+                slug = original + "-\(repeats[original]!)"
             }
+            repeats[slug] = 0
             return Heading(node: node, level: cmark_node_get_heading_level(node), slug: slug)
         }
     }

@@ -17,6 +17,17 @@ final class MarkdownRendererTests: XCTestCase {
         XCTAssertTrue(MarkdownRenderer(allowsRawHTML: true).html("## a <b>b</b>").hasPrefix(#"<h2 id="a-b">a <b>b</b></h2>"#))
     }
 
+    func testARepeatedHeadingTakesTheNextIDNoOtherHeadingHasAsGitHubGivesIt() {
+        let html = MarkdownRenderer().html("## Intro\n\n## Intro\n\n## Intro 1\n\n## Intro\n")
+        XCTAssertEqual(html.components(separatedBy: "id=\"").dropFirst().map { $0.prefix { $0 != "\"" } },
+                       ["intro", "intro-1", "intro-1-1", "intro-2"])
+    }
+
+    func testQuotesAndDashesStayAsWrittenAsGitHubKeepsThem() {
+        XCTAssertEqual(MarkdownRenderer().html("Use --full or \"quotes\" -- isn't it...\n"),
+                       "<p>Use --full or &quot;quotes&quot; -- isn't it...</p>\n")
+    }
+
     func testHeadingsInsideQuotesAndListsAreAnchoredInDocumentOrderAndTableCellsAreNotHeadings() {
         let markdown = "> ## Notes\n>\n> - ## Notes\n\n1. item\n\n   ### Deep *one*\n\n## Notes\n\n| Notes |\n|---|\n| ## x |\n"
         XCTAssertEqual(MarkdownRenderer().html(markdown), """
