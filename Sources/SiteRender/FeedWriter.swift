@@ -159,9 +159,10 @@ public enum FeedWriter {
             <link>\(escapeXML(content.link))</link>
             <description>\(escapeXML(content.title + " · " + content.siteTitle))</description>
             <atom:link href="\(escapeXML(selfURL))" rel="self" type="application/rss+xml"/>
-            <lastBuildDate>\(rfc822(content.updated))</lastBuildDate>
 
             """
+        // Optional in RSS: a feed with no dated entry has no date to give (Atom, which requires one, gets the epoch).
+        if content.entries.contains(where: { $0.date != nil }) { xml += "<lastBuildDate>\(rfc822(content.updated))</lastBuildDate>\n" }
         xml += content.archive?.xmlLinks(prefix: "atom:", type: "application/rss+xml") ?? ""
         for entry in content.entries {
             xml += "<item>\n<title>\(escapeXML(entry.title))</title>\n<link>\(escapeXML(entry.link))</link>\n"
@@ -229,8 +230,9 @@ public func escapeXML(_ text: String) -> String {
         case "<": escaped += "&lt;"
         case ">": escaped += "&gt;"
         case "\"": escaped += "&quot;"
-        // Control characters are not allowed in XML 1.0 at all; they are dropped.
+        // Control characters, U+FFFE and U+FFFF are not allowed in XML 1.0 at all; they are dropped.
         case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r": continue
+        case "\u{FFFE}", "\u{FFFF}": continue
         default: escaped.unicodeScalars.append(scalar)
         }
     }

@@ -371,7 +371,7 @@ final class FeedWriterTests: XCTestCase {
 
     func testFeedsEscapeWhatTheirFormatsGiveMeaningTo() throws {
         let content = FeedContent(title: "A & B <news>", siteTitle: "Site", link: "https://x.org/",
-                                  entries: [.init(id: "https://x.org/1/", title: "Quote \"q\"\u{1}\tand\nline", link: "https://x.org/1/",
+                                  entries: [.init(id: "https://x.org/1/", title: "Quote \"q\"\u{1}\tand\nline\u{FFFE}\u{FFFF}", link: "https://x.org/1/",
                                                   date: nil, contentHTML: "<p>a &amp; b</p>")])
         let atom = FeedWriter.document(content, format: .atom, selfURL: "https://x.org/atom.xml")
         XCTAssertTrue(atom.contains("<title>A &amp; B &lt;news&gt;</title>"))
@@ -381,7 +381,10 @@ final class FeedWriterTests: XCTestCase {
         let json = FeedWriter.document(content, format: .json, selfURL: "https://x.org/feed.json")
         let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         let items = parsed?["items"] as? [[String: Any]]
-        XCTAssertEqual(items?.first?["title"] as? String, "Quote \"q\"\u{1}\tand\nline")
+        XCTAssertEqual(items?.first?["title"] as? String, "Quote \"q\"\u{1}\tand\nline\u{FFFE}\u{FFFF}")
+        let rss = FeedWriter.document(content, format: .rss, selfURL: "https://x.org/rss.xml")
+        XCTAssertFalse(rss.contains("lastBuildDate"), "no dated entry: no date, rather than 1970")
+        XCTAssertTrue(rss.contains("<title>Quote &quot;q&quot;\tand\nline</title>"))
         XCTAssertEqual(parsed?["version"] as? String, "https://jsonfeed.org/version/1.1")
     }
 }
