@@ -7,6 +7,8 @@ import Foundation
 /// also covers the build's `.NAME.sitegen-PID-THREAD.tmp` files; `.well-known` excepted) or hold `/`, `\` or NUL;
 /// the file the path resolves to, symbolic links followed, must lie inside the output folder as it resolves itself.
 /// `/` and `/dir/` name `index.html`; `/dir` names a folder without its slash and is redirected to `/dir/`.
+/// With a base path (`/blog/`, from a `baseURL` of `https://example.org/blog/`), the site is served under it, as
+/// it is published: `/blog/dir/` names `dir/index.html`, `/` and `/blog` redirect to `/blog/`, other paths are 404.
 public struct OutputPathResolver: Sendable {
     /// What a request path names.
     public enum Resolution: Equatable, Sendable {
@@ -20,10 +22,17 @@ public struct OutputPathResolver: Sendable {
 
     /// The output folder served.
     public let root: URL
+    /// The path the site is served under, percent-encoded, starting and ending with `/`.
+    public let basePath: String
 
-    /// Serves `root`; it may not exist yet (a first build may still be writing it).
-    public init(root: URL) {
+    /// Serves `root` under `basePath` (its path as `baseURL` has it, `/` by default); the folder may not exist
+    /// yet (a first build may still be writing it).
+    public init(root: URL, basePath: String = "/") {
         self.root = root.standardizedFileURL
+        var base = basePath.hasPrefix("/") ? basePath : "/" + basePath
+        if !base.hasSuffix("/") { base += "/" }
+        // Compared with paths as sent, which are percent-encoded; an already encoded base stays as it is.
+        self.basePath = base.contains("%") ? base : base.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? base
     }
 
     /// What `rawPath` (the request target's path, percent-encoded as sent) names; `query` is kept on redirects.
@@ -31,6 +40,17 @@ public struct OutputPathResolver: Sendable {
         guard rawPath.hasPrefix("/"), rawPath.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else {
             return .notFound
         }
+        guard basePath != "/" else { return resolve(sitePath: rawPath, query: query) }
+        if rawPath.hasPrefix(basePath) {
+            return resolve(sitePath: "/" + rawPath.dropFirst(basePath.count), query: query, prefix: String(basePath.dropLast()))
+        }
+        // The server's root and the base without its slash lead to the site's home page.
+        if rawPath == "/" || rawPath + "/" == basePath { return .redirect(location: basePath + (query.isEmpty ? "" : "?" + query)) }
+        return .notFound
+    }
+
+    /// What `rawPath`, a path of the site under its base path (`prefix`, for redirects), names.
+    private func resolve(sitePath rawPath: String, query: String, prefix: String = "") -> Resolution {
         var rawSegments = rawPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         let wantsFolder = rawSegments.last == ""
         if wantsFolder { rawSegments.removeLast() }
@@ -46,7 +66,7 @@ public struct OutputPathResolver: Sendable {
         guard stat(real, &status) == 0 else { return .notFound }
         if status.st_mode & S_IFMT == S_IFDIR {
             guard wantsFolder || segments.isEmpty else {
-                return .redirect(location: rawPath + "/" + (query.isEmpty ? "" : "?" + query))
+                return .redirect(location: prefix + rawPath + "/" + (query.isEmpty ? "" : "?" + query))
             }
             return file(at: real + "/index.html", name: "index.html", inside: realRoot)
         }

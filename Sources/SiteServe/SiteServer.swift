@@ -24,12 +24,16 @@ public final class SiteServer: @unchecked Sendable {
         public var host: String
         /// The port; 0 picks a free one.
         public var port: UInt16
+        /// The path the site is served under: `baseURL`'s (`/blog/` for `https://example.org/blog/`), as it is published.
+        public var basePath: String
 
-        /// Serves `outputDirectory` on `host`:`port`, by default 127.0.0.1:8000.
-        public init(outputDirectory: URL, host: String = SiteServer.defaultHost, port: UInt16 = SiteServer.defaultPort) {
+        /// Serves `outputDirectory` on `host`:`port`, by default 127.0.0.1:8000, under `basePath`.
+        public init(outputDirectory: URL, host: String = SiteServer.defaultHost, port: UInt16 = SiteServer.defaultPort,
+                    basePath: String = "/") {
             self.outputDirectory = outputDirectory
             self.host = host
             self.port = port
+            self.basePath = basePath
         }
     }
 
@@ -51,6 +55,7 @@ public final class SiteServer: @unchecked Sendable {
     public let configuration: Configuration
     /// The hub that tells open pages to reload.
     public let liveReload = LiveReload()
+    private let served: BasePath
     private let http: HTTPServer
     private let lock = NSLock()
     private var runTask: Task<Void, Never>?
@@ -59,9 +64,16 @@ public final class SiteServer: @unchecked Sendable {
     /// Prepares a server; throws when `configuration.host` is not an address.
     public init(_ configuration: Configuration) throws {
         self.configuration = configuration
-        let handler = OutputFileHandler(resolver: OutputPathResolver(root: configuration.outputDirectory), liveReload: liveReload)
+        served = BasePath(OutputPathResolver(root: configuration.outputDirectory, basePath: configuration.basePath).basePath)
+        let handler = OutputFileHandler(root: configuration.outputDirectory, basePath: served, liveReload: liveReload)
         http = HTTPServer(address: try Self.socketAddress(host: configuration.host, port: configuration.port),
                           timeout: 15, logger: .disabled, handler: handler)
+    }
+
+    /// The path the site is served under now; set it when a build changed `baseURL`'s path.
+    public var basePath: String {
+        get { served.value }
+        set { served.value = OutputPathResolver(root: configuration.outputDirectory, basePath: newValue).basePath }
     }
 
     /// Binds the address and starts answering; returns where it listens, or throws when it cannot listen there.

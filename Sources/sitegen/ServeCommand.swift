@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import SiteBuild
 import SiteServe
 import SiteWatch
 
@@ -14,7 +15,7 @@ struct ServeCommand: ParsableCommand {
             Builds the site, serves the output folder over HTTP and rebuilds on every change as `sitegen watch` \
             does; a build that wrote files tells every open page (through a script injected into HTML responses \
             and an event stream at /_sitegen/live) to reload. / and /dir/ serve index.html, /dir redirects to \
-            /dir/, anything else gets the site's 404.html (status 404). Nothing outside the output folder is ever \
+            /dir/; a site whose baseURL has a path (https://example.org/blog/) is served under it, as published. Anything else gets the site's 404.html (status 404). Nothing outside the output folder is ever \
             served: paths with .. or hidden segments, encoded slashes or NULs, and symbolic links leading out are \
             404. Listens on this machine only unless --host says otherwise. Ctrl-C stops it (status 0).
             """
@@ -44,20 +45,31 @@ struct ServeCommand: ParsableCommand {
         let server: SiteServer
         let address: SiteServer.ListeningAddress
         do {
-            server = try SiteServer(SiteServer.Configuration(outputDirectory: builder.outputDirectory, host: host, port: port))
+            server = try SiteServer(SiteServer.Configuration(outputDirectory: builder.outputDirectory, host: host, port: port,
+                                                             basePath: basePath(of: builder) ?? "/"))
             address = try waitFor { try await server.start() }
         } catch let error as ServeError {
             printError("error: \(error)")
             throw ExitCode.failure
         }
-        printLine("serving \(address.url) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
+        printLine("serving \(address.url)\(server.basePath.dropFirst()) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
         printLine("watching \(session.watchedNames) for changes")
         try session.watch { report in
             printReport(report)
+            // Pages link under baseURL's path: the site is served where its links lead.
+            if let path = basePath(of: builder), path != server.basePath {
+                server.basePath = path
+                printLine("serving \(address.url)\(server.basePath.dropFirst()) (baseURL changed)")
+            }
             if report.wroteFiles { server.liveReload.reload() }
         }
         try waitFor { await server.stop() }
     }
+}
+
+/// The path of the site's `baseURL` (`/blog/`), when its `sitegen.yml` reads.
+private func basePath(of builder: SiteBuilder) -> String? {
+    (try? SiteConfig(contentsOf: builder.root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml"))?.basePath
 }
 
 /// Runs `operation` on the concurrency pool and blocks this (non-async) thread until it returns.

@@ -92,6 +92,29 @@ final class ServeSafetyTests: XCTestCase {
         XCTAssertEqual(head.headers["content-length"], String(home.body.count))
     }
 
+    func testASiteWithABasePathIsServedUnderItAsItIsPublished() throws {
+        let blog = try SiteServer(SiteServer.Configuration(outputDirectory: folder.appendingPathComponent("output"), port: 0, basePath: "/blog/"))
+        let port = try startBlocking(blog).port
+        defer { stopBlocking(blog) }
+        func get(_ target: String) throws -> RawHTTPConnection.Response {
+            try RawHTTPConnection(port: port).request(target, keepAlive: false)
+        }
+        XCTAssertEqual(try get("/blog/").text, "<!DOCTYPE html>\n<html><body><h1>Home</h1>\(LiveReload.script)</BODY>\n</html>\n")
+        XCTAssertEqual(try get("/blog/banks/10538/").text, "<html><body>Bank 10538\(LiveReload.script)</body></html>\n")
+        XCTAssertEqual(try get("/blog/banks").headers["location"], "/blog/banks/")
+        XCTAssertEqual(try get("/").headers["location"], "/blog/", "the server's root leads to the site")
+        XCTAssertEqual(try get("/blog?x=1").headers["location"], "/blog/?x=1")
+        let outside = try get("/banks/10538/")
+        XCTAssertEqual(outside.status, 404, "links lead under the base path, so nothing is served outside it")
+        XCTAssertTrue(outside.text.contains("NOT-FOUND-PAGE"))
+        for attack in ["/blog/../secret.txt", "/blog/%2e%2e/secret.txt", "/blog/up/secret.txt", "/blog//etc/passwd", "/blogx/index.html"] {
+            XCTAssertEqual(try get(attack).status, 404, attack)
+        }
+        blog.basePath = "news"
+        XCTAssertEqual(try get("/news/banks/10538/").status, 200, "a build that changed baseURL's path moves the site")
+        XCTAssertEqual(try get("/blog/").status, 404)
+    }
+
     func testTheSitesOwn404PageIsOptional() throws {
         try FileManager.default.removeItem(at: folder.appendingPathComponent("output/404.html"))
         let missing = try get("/nothing-here")
