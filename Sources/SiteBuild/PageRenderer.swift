@@ -100,8 +100,8 @@ struct PageRenderer {
     }
 
     /// Writes the pages of `listing` whose inputs changed (page 1 at its path, page N at `path/page/N/`);
-    /// returns the delta its controller reported.
-    func renderListing(_ listing: ListingConfig, navigation: [[String: Any]]) throws -> BuildSummary.ListingDelta {
+    /// returns the delta its controller reported. Sections whose names make one slug are told in `warnings`.
+    func renderListing(_ listing: ListingConfig, navigation: [[String: Any]], warnings: inout [SourceError]) throws -> BuildSummary.ListingDelta {
         let collection = config.collection(named: listing.from)!
         let presenter = RecordPresenter(collection: collection, config: config)
         let (request, recordRow) = listingRequest(listing)
@@ -131,11 +131,19 @@ struct PageRenderer {
         var done = 0
         defer { throttle.finish() }
         var sections: [[String: Any]] = []
-        var slugs = Set<String>()
+        var slugs: [String: String] = [:]
         for info in controller.sections {
-            // Two values with the same slug ("CA", "ca") must not share pages: the later one is numbered.
+            // Two values with the same slug ("CA", "ca") must not share pages: the later one is numbered. Its
+            // address then depends on the sections before it, so the build says so.
             var slug = slugify(info.name), suffix = 2
-            while !slugs.insert(slug).inserted { slug = slugify(info.name) + "-\(suffix)"; suffix += 1 }
+            let first = slugs[slug]
+            while slugs[slug] != nil { slug = slugify(info.name) + "-\(suffix)"; suffix += 1 }
+            slugs[slug] = info.name
+            if let first {
+                warnings.append(SourceError(file: "sitegen.yml", line: (listing.marks["section"] ?? listing.marks["taxonomy"] ?? listing.marks[""])?.line, reason:
+                    "listing '\(listing.name)': sections '\(first)' and '\(info.name)' make the same slug; '\(info.name)' is at "
+                    + "\(listing.path.replacingOccurrences(of: "{section}", with: slug)), an address that changes if a section before it takes that slug"))
+            }
             let basePath = listing.path.replacingOccurrences(of: "{section}", with: slug)
             let summary: [String: Any] = [
                 "name": info.name, "title": info.displayTitle, "indexTitle": info.indexTitle ?? "",

@@ -143,7 +143,9 @@ public struct SiteBuilder {
                     site.combine(item["url"] as? String ?? "")
                 }
                 renderer.siteFingerprint = site.signed
-                for listing in config.listings { summary.deltas.append(try renderer.renderListing(listing, navigation: navigation)) }
+                for listing in config.listings {
+                    summary.deltas.append(try renderer.renderListing(listing, navigation: navigation, warnings: &summary.warnings))
+                }
                 for collection in config.collections where collection.detail != nil {
                     let (problems, delta) = try renderer.renderDetails(of: collection, navigation: navigation)
                     summary.problems += problems

@@ -622,6 +622,30 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("tags/loans/index.html"), "loans(1):Alpha 1/1", "Alpha is under both of its tags")
     }
 
+    func testSectionsThatMakeOneSlugAreNumberedInOrderAndTheBuildSaysTheirAddressesCanMove() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")
+            .replacingOccurrences(of: "listings:\n", with: """
+            listings:
+              bytag: {from: banks, taxonomy: tags, sort: [-closed], path: "/tags/{section}/"}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,C#; C++\n2,Beta,2024-02-01,C#\n")
+        try "{{#sections}}{{name}}={{url}};{{/sections}}".write(to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        let first = try build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/tags/index.html"), encoding: .utf8), "C#=/tags/c/;C++=/tags/c-2/;")
+        XCTAssertEqual(first.warnings.filter { $0.reason.contains("slug") }.map(\.description), [
+            "sitegen.yml:17: listing 'bytag': sections 'C#' and 'C++' make the same slug; 'C++' is at /tags/c-2/, an address that changes if a section before it takes that slug",
+        ])
+        try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,C#; C++\n2,Beta,2024-02-01,C#\n3,Gamma,2024-03-01,C\n")
+        let second = try build()
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/tags/index.html"), encoding: .utf8),
+                       "C=/tags/c/;C#=/tags/c-2/;C++=/tags/c-3/;", "the pages stay apart, in the order of their names")
+        XCTAssertEqual(second.warnings.filter { $0.reason.contains("slug") }.count, 2, "each build says it again")
+    }
+
     /// A listing reads its rows without the fields its templates never name; a template that names one gets it.
     func testListingsReadTheFieldsTheirTemplatesName() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
