@@ -164,6 +164,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
     var warnings: [SourceError] = []
     /// The first error the XML parser reported, where it was.
     var firstError: (code: Int, line: Int, column: Int)?
+    private var warnedOfNamespaces = false
 
     private var stack: [(name: String, namespace: String)] = []
     /// The base URI in force at each open element (XML Base: `xml:base` resolved against its parent's).
@@ -198,7 +199,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        let namespace = namespaceURI ?? ""
+        let namespace = Self.namespace(namespaceURI, qualifiedName)
         if stack.isEmpty {
             switch name {
             case "rss":
@@ -268,6 +269,14 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         if markupDepth != nil { markup += Self.escape(string, quotes: false) }
     }
 
+    /// An element's namespace; a prefix that was never declared stands for a namespace of its own, so that
+    /// `<media:title>` is not taken for RSS's `<title>`.
+    private static func namespace(_ uri: String?, _ qualifiedName: String?) -> String {
+        if let uri, !uri.isEmpty { return uri }
+        guard let qualifiedName, let colon = qualifiedName.firstIndex(of: ":") else { return "" }
+        return "undeclared:" + qualifiedName[..<colon]
+    }
+
     /// One pass over the bytes: `replacingOccurrences` through NSString, on every piece of text the parser
     /// hands over, took three quarters of the time of parsing a large feed.
     private static func escape(_ text: String, quotes: Bool) -> String {
@@ -289,6 +298,17 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         // Our own abort (not a feed) is reported by the caller; keep the parser's first real complaint.
         let code = (parseError as NSError).code
+        // Namespace errors (libxml2's 200–204: a prefix never declared, `<media:thumbnail>` without
+        // `xmlns:media`) leave the XML well-formed, and the parser goes on; the element is then an extension
+        // nobody reads. Common in real feeds: a warning, once.
+        if (200...204).contains(code) {
+            if !warnedOfNamespaces {
+                warnedOfNamespaces = true
+                warnings.append(SourceError(file: file, line: parser.lineNumber, column: parser.columnNumber,
+                                            reason: "a namespace prefix is used but never declared (xmlns:…); its elements are ignored"))
+            }
+            return
+        }
         if firstError == nil, kind != nil || code != 512 { firstError = (code, parser.lineNumber, parser.columnNumber) }
     }
 
@@ -304,7 +324,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             stack.removeLast()
             return
         }
-        let namespace = namespaceURI ?? ""
+        let namespace = Self.namespace(namespaceURI, qualifiedName)
         var value = String(text.trimmingBlanks(newlines: true))
         if markupDepth == stack.count {
             markupDepth = nil

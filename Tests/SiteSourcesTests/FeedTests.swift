@@ -98,6 +98,19 @@ final class FeedTests: XCTestCase {
             .map { FieldValue.text($0) })
     }
 
+    func testAnUndeclaredNamespacePrefixIsAWarningAndItsElementsAreNotTheItemsOwn() throws {
+        let rss = """
+            <rss version="2.0"><channel><title>t</title>
+            <item><media:title>Not this</media:title><title>A</title><link>https://e.com/a</link><media:thumbnail url="https://e.com/a.jpg"/></item>
+            <item><title>B</title><link>https://e.com/b</link></item>
+            </channel></rss>
+            """
+        let feed = try FeedParser(file: "ns.xml").parse(Data(rss.utf8))
+        XCTAssertEqual(feed.items.map(\.title), ["A", "B"])
+        XCTAssertEqual(feed.warnings.map(\.description),
+                       ["ns.xml:2:19: a namespace prefix is used but never declared (xmlns:…); its elements are ignored"])
+    }
+
     func testADocumentThatIsNotAFeedSaysSo() {
         XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
