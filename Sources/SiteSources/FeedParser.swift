@@ -185,8 +185,12 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         "", "http://purl.org/rss/1.0/", "http://my.netscape.com/rdf/simple/0.9/", "http://backend.userland.com/rss2",
         "http://backend.userland.com/rss", atomNamespace10, atomNamespace03,
     ]
+    private static let voidElements: Set<String> = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                                                    "source", "track", "wbr"]
     private static let textConstructs: Set<String> = ["title", "summary", "content", "description", "encoded", "subtitle", "tagline", "info", "body"]
     private var item: [String: String]?
+    /// The XML base in force where the item's content and summary were, by field.
+    private var itemBases: [String: URL] = [:]
     private var itemCategories: [String] = []
     private var itemEnclosures: [Enclosure] = []
     private var itemLine = 0
@@ -241,6 +245,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         if name == "item" || (isAtom && name == "entry") {
             // RSS 1.0 names each item with rdf:about; it is the item's identity when it has no guid.
             item = attributes["rdf:about"].map { ["about": $0] } ?? [:]
+            itemBases = [:]
             itemCategories = []
             itemEnclosures = []
             itemLine = parser.lineNumber
@@ -320,7 +325,8 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         if let markupDepth, stack.count > markupDepth {
-            markup += "</" + name + ">"
+            // HTML's void elements have no end tag (`<img …></img>` is not HTML).
+            if !Self.voidElements.contains(name.lowercased()) { markup += "</" + name + ">" }
             stack.removeLast()
             return
         }
@@ -392,6 +398,8 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
                 }
             }
             item?[key] = key == "link" ? resolved(value) : XMLEncoding.repairingC1Controls(value)
+            // Its links are made absolute once the item's own link is known (`finishItem`).
+            if key == "content" || key == "summary", let base = bases.last ?? nil { itemBases[key] = base }
         }
     }
 
@@ -447,7 +455,12 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             }
             return date
         }
-        var link = fields["link"] ?? (fields["guidIsNotLink"] == nil ? fields["guid"] : nil)
+        // A guid is the item's permalink unless it says otherwise, and only if it is a web address (an Atom
+        // id such as `urn:uuid:…` or `tag:…` is a name, not a page).
+        let guidLink = fields["guid"].flatMap { guid in
+            fields["guidIsNotLink"] == nil && (guid.hasPrefix("http://") || guid.hasPrefix("https://") || !guid.contains(":")) ? guid : nil
+        }
+        var link = fields["link"] ?? guidLink
         // A relative link with no xml:base to resolve it is relative to the feed's own site.
         if let relative = link, URL(string: relative)?.scheme == nil, let site = feedLink.flatMap({ URL(string: $0) }), site.scheme != nil {
             link = URL(string: relative, relativeTo: site)?.absoluteString ?? relative
@@ -458,9 +471,18 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             warnings.append(SourceError(file: file, line: itemLine, reason: "an empty item (no guid, link or content of any kind) was skipped"))
             return
         }
+        // Relative links in the HTML lead where they led on the item's page: against the XML base, else the item's link.
+        func html(_ key: String) -> String? {
+            guard let text = fields[key] else { return nil }
+            guard let base = itemBases[key] ?? link.flatMap({ URL(string: $0) }).flatMap({ $0.scheme == nil ? nil : $0 })
+                ?? feedLink.flatMap({ URL(string: $0) }) else { return text }
+            return HTMLLinks.resolving(text, against: base)
+        }
+        let updated = date("updated")
         let item = FeedItem(
-            id: identity, title: fields["title"], link: link, published: date("published"), updated: date("updated"),
-            author: fields["author"], summary: fields["summary"], content: fields["content"],
+            // An entry that gives only its update date (Atom requires that one) is dated by it.
+            id: identity, title: fields["title"], link: link, published: date("published") ?? updated, updated: updated,
+            author: fields["author"], summary: html("summary"), content: html("content"),
             categories: itemCategories, enclosures: itemEnclosures, line: itemLine)
         if let onItem { onItem(item) } else { items.append(item) }
     }

@@ -22,7 +22,7 @@ struct JSONFeedParser {
         func handle(_ part: JSONStreamReader.Part) throws(SourceError) {
             switch part {
             case .element(let value, let line):
-                switch item(value, line: line) {
+                switch item(value, line: line, home: link.flatMap { URL(string: $0) }) {
                 case .success(let item): try emit(item)
                 case .failure(let warning): warnings.append(warning)
                 }
@@ -46,7 +46,9 @@ struct JSONFeedParser {
         return FeedDocument(kind: kind, title: title, link: link, items: [], warnings: warnings)
     }
 
-    private func item(_ value: JSONValue, line: Int) -> Result<FeedItem, SourceError> {
+    /// The item `value`; its relative addresses are resolved against `home`, the feed's `home_page_url`
+    /// when it came before the items (a feed read as a stream may give it after them).
+    private func item(_ value: JSONValue, line: Int, home: URL?) -> Result<FeedItem, SourceError> {
         guard case .object = value else {
             return .failure(SourceError(file: file, line: line, reason: "an item that is not an object was skipped"))
         }
@@ -57,7 +59,16 @@ struct JSONFeedParser {
             guard let date = FeedDate.parse(raw) else { warnings.append(key); return nil }
             return date
         }
-        let link = text("url") ?? text("external_url")
+        var link = text("url") ?? text("external_url")
+        if let relative = link, URL(string: relative)?.scheme == nil, let home, home.scheme != nil {
+            link = URL(string: relative, relativeTo: home)?.absoluteString ?? relative
+        }
+        // Relative links in the HTML lead where they led on the item's page.
+        let base = link.flatMap { URL(string: $0) }.flatMap { $0.scheme == nil ? nil : $0 } ?? home
+        func html(_ text: String?) -> String? {
+            guard let text, let base else { return text }
+            return HTMLLinks.resolving(text, against: base)
+        }
         // JSON Feed requires an id; a feed that leaves it out still has items worth keeping, known by their url.
         guard let id = text("id") ?? link else {
             return .failure(SourceError(file: file, line: line, reason: "an item with no id and no url was skipped"))
@@ -67,7 +78,7 @@ struct JSONFeedParser {
         let item = FeedItem(
             id: id, title: text("title"), link: link, published: date("date_published"), updated: date("date_modified"),
             author: author.isEmpty ? nil : author, summary: text("summary"),
-            content: text("content_html") ?? text("content_text").map(escapedParagraphs),
+            content: html(text("content_html")) ?? text("content_text").map(escapedParagraphs),
             categories: (value["tags"]?.array ?? []).compactMap(\.string),
             enclosures: (value["attachments"]?.array ?? []).compactMap { attachment in
                 attachment["url"]?.string.map {

@@ -111,6 +111,39 @@ final class FeedTests: XCTestCase {
                        ["ns.xml:2:19: a namespace prefix is used but never declared (xmlns:…); its elements are ignored"])
     }
 
+    func testRelativeLinksInContentLeadWhereTheyLedOnTheItemsPage() throws {
+        let rss = """
+            <rss version="2.0"><channel><title>t</title><link>https://e.com/</link>
+            <item><title>A</title><link>https://e.com/2024/post.html</link>
+            <description>&lt;img src="pic.png"&gt; &lt;a href='/about?x=1&amp;amp;y=2'&gt;x&lt;/a&gt; &lt;a href="#top"&gt;&lt;/a&gt; &lt;a href="mailto:a@e.com"&gt;&lt;/a&gt; &lt;a href="https://o.org/"&gt;&lt;/a&gt; &lt;!-- href="c" --&gt; src="text.png"</description></item>
+            </channel></rss>
+            """
+        XCTAssertEqual(try FeedParser(file: "r.xml").parse(Data(rss.utf8)).items.first?.summary,
+                       "<img src=\"https://e.com/2024/pic.png\"> <a href='https://e.com/about?x=1&amp;y=2'>x</a> <a href=\"#top\"></a> "
+                       + "<a href=\"mailto:a@e.com\"></a> <a href=\"https://o.org/\"></a> <!-- href=\"c\" --> src=\"text.png\"")
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://atom.example/blog/"><title>A</title>
+            <entry><id>urn:2</id><title>T</title><updated>2024-01-02T03:04:05Z</updated>
+            <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><a href="rel/y">y</a><img src="pic.png"/><br/></div></content></entry>
+            </feed>
+            """
+        let entry = try XCTUnwrap(try FeedParser(file: "a.xml").parse(Data(atom.utf8)).items.first)
+        XCTAssertEqual(entry.content, "<a href=\"https://atom.example/blog/rel/y\">y</a><img src=\"https://atom.example/blog/pic.png\"><br>",
+                       "against the xml:base in force; void elements have no end tag")
+        XCTAssertNil(entry.link, "an Atom id such as urn:2 is a name, not a page")
+        XCTAssertEqual(entry.published.map(FeedDate.rfc3339), "2024-01-02T03:04:05Z", "an entry with only its update date is dated by it")
+    }
+
+    func testAJSONFeedItemsRelativeAddressesAreResolvedAgainstItsHomePage() throws {
+        let json = """
+            {"version": "https://jsonfeed.org/version/1.1", "title": "J", "home_page_url": "https://j.example/",
+             "items": [{"id": "1", "url": "/relative/c", "content_html": "<img src=\\"pic.png\\">"}]}
+            """
+        let item = try XCTUnwrap(try FeedParser(file: "j.json").parse(Data(json.utf8)).items.first)
+        XCTAssertEqual(item.link, "https://j.example/relative/c")
+        XCTAssertEqual(item.content, "<img src=\"https://j.example/relative/pic.png\">")
+    }
+
     func testADocumentThatIsNotAFeedSaysSo() {
         XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")

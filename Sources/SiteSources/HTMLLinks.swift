@@ -1,0 +1,80 @@
+import Foundation
+
+/// Makes the links of a feed's HTML absolute: content republished on another site keeps pointing where its
+/// author meant (`<img src="pic.png">` in an item of `https://e.com/2024/post.html` is
+/// `https://e.com/2024/pic.png`), as feed readers make them.
+enum HTMLLinks {
+    /// The attributes that hold a URL a reader follows or loads.
+    private static let urlAttributes: Set<String> = ["href", "src", "poster", "cite", "action", "background"]
+
+    /// `html` with every relative URL of a link attribute (`href`, `src`…) resolved against `base`; the rest
+    /// of the text, fragments (`#top`) and URLs with a scheme are left as they are.
+    static func resolving(_ html: String, against base: URL) -> String {
+        guard html.contains("=") else { return html }
+        let bytes = Array(html.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + 64)
+        var index = 0
+        var copied = 0
+        func isNameByte(_ byte: UInt8) -> Bool {
+            !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C || byte == UInt8(ascii: "=")
+                || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/"))
+        }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C }
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+            if bytes[index...].starts(with: Array("<!--".utf8)) {
+                // A comment's text is not markup.
+                var end = index + 4
+                while end < bytes.count, !bytes[end...].starts(with: Array("-->".utf8)) { end += 1 }
+                index = end
+                continue
+            }
+            guard index + 1 < bytes.count, (bytes[index + 1] | 0x20) >= UInt8(ascii: "a"), (bytes[index + 1] | 0x20) <= UInt8(ascii: "z") else {
+                index += 1
+                continue
+            }
+            // A start tag: its name, then its attributes up to `>`.
+            index += 1
+            while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+            while index < bytes.count, bytes[index] != UInt8(ascii: ">") {
+                if isSpace(bytes[index]) || bytes[index] == UInt8(ascii: "/") { index += 1; continue }
+                let nameStart = index
+                while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+                let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
+                while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { continue }
+                index += 1
+                while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+                guard index < bytes.count else { break }
+                let quote = bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") ? bytes[index] : nil
+                if quote != nil { index += 1 }
+                let valueStart = index
+                while index < bytes.count, quote.map({ bytes[index] != $0 }) ?? !(isSpace(bytes[index]) || bytes[index] == UInt8(ascii: ">")) {
+                    index += 1
+                }
+                let valueEnd = index
+                if quote != nil, index < bytes.count { index += 1 }
+                guard urlAttributes.contains(name) else { continue }
+                let value = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
+                guard let absolute = resolved(value, against: base) else { continue }
+                output += bytes[copied..<valueStart]
+                output += Array(absolute.utf8)
+                copied = valueEnd
+            }
+        }
+        guard copied > 0 else { return html }
+        output += bytes[copied...]
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// `value` made absolute against `base`, or nil when it is absolute already, a fragment, empty, or no URL.
+    private static func resolved(_ value: String, against base: URL) -> String? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
+        // A scheme (`https:`, `mailto:`, `data:`) comes before any `/`, `?` or `#`.
+        if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains(where: { "/?#".contains($0) }) { return nil }
+        guard let url = URL(string: trimmed, relativeTo: base)?.absoluteURL, url.scheme != nil else { return nil }
+        return url.absoluteString
+    }
+}
