@@ -89,6 +89,7 @@ final class CleanedFeedStream: InputStream {
     private var buffer: [UInt8] = []
     private var position = 0
     private var ended = false
+    private var isFirstChunk = true
     /// Set when the reader of the items has stopped: the stream then ends at once.
     var stopped = false
 
@@ -127,6 +128,9 @@ final class CleanedFeedStream: InputStream {
             ended = true
             cleaner.finish(into: &buffer)
         } else {
+            // The document type, if any, is in the first chunk: its entities are known before any reference.
+            if isFirstChunk { cleaner.declared = XMLCleaner.internalEntities(in: UnsafeRawBufferPointer(rebasing: chunk[0..<count])) }
+            isFirstChunk = false
             cleaner.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &buffer)
         }
     }

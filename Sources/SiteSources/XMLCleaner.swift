@@ -7,15 +7,26 @@
 ///   references. XML declares only five names, yet feeds written by HTML tools use the others all the
 ///   time; libxml2 would reject the whole document.
 ///
+/// - References to the general entities the document type declares in its internal subset
+///   (`<!ENTITY co "Example Corp">`) are replaced by their text: FoundationXML reports no text for them,
+///   so `&co;` would vanish from the item.
+///
 /// Each decision looks at most `lookahead` bytes ahead, so that many are held back between chunks.
 struct XMLCleaner {
     private enum State {
         case text, cdata, comment, instruction
     }
 
-    /// The longest look past a byte: an entity (`&` + 10 letters or digits + `;`), or `<![CDATA[`.
-    private static let lookahead = 12
+    /// The longest look past a byte: an entity (`&` + a name of up to `longestName` bytes + `;`), or `<![CDATA[`.
+    private static let lookahead = longestName + 2
+    /// The longest entity name replaced (HTML's are at most 8 letters).
+    private static let longestName = 40
 
+    /// The text of each general entity the document declares, by name (`internalEntities(in:)`).
+    var declared: [String: [UInt8]] = [:]
+    /// How many more bytes replacing them may add to the document: a small value referenced a million
+    /// times must not make gigabytes (past it, references are left to the parser, which drops them).
+    private var expansionBudget = 16 << 20
     private var state = State.text
     private var held: [UInt8] = []
     /// Bytes consumed before `held` begins (the XML declaration is kept only at offset 0).
@@ -35,6 +46,7 @@ struct XMLCleaner {
     /// The whole of `bytes`, cleaned.
     static func cleaned(_ bytes: [UInt8]) -> [UInt8] {
         var cleaner = XMLCleaner()
+        cleaner.declared = internalEntities(in: bytes.prefix(SourceInput.chunkSize))
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         bytes.withUnsafeBytes { cleaner.feed($0, into: &output) }
@@ -111,6 +123,14 @@ struct XMLCleaner {
                     index += length
                     continue
                 }
+                if byte == UInt8(ascii: "&"), !declared.isEmpty, let (text, length) = declaredEntity(in: bytes, at: index),
+                    text.count <= expansionBudget
+                {
+                    expansionBudget -= text.count
+                    output += text
+                    index += length
+                    continue
+                }
                 output.append(byte)
                 index += 1
             }
@@ -136,7 +156,62 @@ struct XMLCleaner {
     }
 }
 
+extension XMLCleaner {
+    /// The text and length of the reference to a declared entity at `index`, when that is one.
+    private func declaredEntity(in bytes: [UInt8], at index: Int) -> ([UInt8], Int)? {
+        var end = index + 1
+        while end < bytes.count, end - index <= Self.longestName, bytes[end].isNameByte { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: ";"), end > index + 1,
+            let text = declared[String(decoding: bytes[(index + 1)..<end], as: UTF8.self)]
+        else { return nil }
+        return (text, end + 1 - index)
+    }
+
+    /// The general entities declared with a literal value in the internal subset of the document type
+    /// at the start of `bytes` (`<!DOCTYPE rss [ <!ENTITY co "Example Corp"> ]>`), each value with the
+    /// references to the others it makes replaced, a few levels deep and within a bound, so that no
+    /// declaration can make the document grow without end. Parameter and external entities are left out.
+    static func internalEntities<Bytes: Collection<UInt8>>(in bytes: Bytes) -> [String: [UInt8]] {
+        // Most feeds have no document type: the bytes are searched before any text is made of them.
+        let all = Array(bytes)
+        guard let found = all.firstRange(of: Array("<!DOCTYPE".utf8)) else { return [:] }
+        let text = String(decoding: all[found.lowerBound...].prefix(1 << 20), as: UTF8.self)
+        guard let doctype = text.range(of: "<!DOCTYPE"), let open = text[doctype.upperBound...].firstIndex(of: "["),
+            !text[doctype.upperBound..<open].contains(">"), let close = text[open...].range(of: "]")
+        else { return [:] }
+        var declared: [String: String] = [:]
+        var rest = text[open..<close.lowerBound]
+        while let start = rest.range(of: "<!ENTITY") {
+            rest = rest[start.upperBound...]
+            let afterSpace = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            guard afterSpace.first != "%" else { continue }
+            let name = afterSpace.prefix { !" \t\r\n\"'>".contains($0) }
+            let value = afterSpace.dropFirst(name.count).drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            guard let quote = value.first, quote == "\"" || quote == "'", let end = value.dropFirst().firstIndex(of: quote),
+                !name.isEmpty, name.count <= longestName, declared[String(name)] == nil
+            else { continue }
+            declared[String(name)] = String(value[value.index(after: value.startIndex)..<end])
+        }
+        // References to other declared entities, replaced three levels deep and to 64 KiB at most per value.
+        var expanded = declared
+        for _ in 0..<3 {
+            for (name, value) in expanded where value.contains("&") {
+                var result = value
+                for (other, replacement) in expanded where other != name { result = result.replacingOccurrences(of: "&\(other);", with: replacement) }
+                if result.utf8.count <= 64 << 10 { expanded[name] = result }
+            }
+        }
+        return expanded.mapValues { Array($0.utf8) }
+    }
+}
+
 private extension UInt8 {
+    /// A byte of an XML name as sitegen replaces it: ASCII letters, digits, `-`, `_`, `.`, or any byte of a
+    /// character past ASCII.
+    var isNameByte: Bool {
+        isASCIILetterOrDigit || self == UInt8(ascii: "-") || self == UInt8(ascii: "_") || self == UInt8(ascii: ".") || self >= 0x80
+    }
+
     var isASCIILetterOrDigit: Bool {
         (self >= 0x61 && self <= 0x7A) || (self >= 0x41 && self <= 0x5A) || (self >= 0x30 && self <= 0x39)
     }

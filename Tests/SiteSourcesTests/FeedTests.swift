@@ -144,6 +144,32 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(item.content, "<img src=\"https://j.example/relative/pic.png\">")
     }
 
+    func testEntitiesTheDocumentTypeDeclaresAreReplacedByTheirText() throws {
+        let rss = """
+            <?xml version="1.0"?>
+            <!DOCTYPE rss [
+              <!ENTITY co "Example Corp">
+              <!ENTITY full 'the &co; group'>
+              <!ENTITY % param "ignored">
+              <!ENTITY logo SYSTEM "logo.gif">
+            ]>
+            <rss version="2.0"><channel><title>&co; news</title>
+            <item><title>Results from &co; today</title><link>https://e.com/a</link><description>&full; &amp; &eacute;</description></item>
+            </channel></rss>
+            """
+        let feed = try FeedParser(file: "d.xml").parse(Data(rss.utf8))
+        XCTAssertEqual(feed.title, "Example Corp news")
+        XCTAssertEqual(feed.items.first?.title, "Results from Example Corp today")
+        XCTAssertEqual(feed.items.first?.summary, "the Example Corp group & \u{E9}")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("d.xml")
+        try rss.write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try FeedSource(url: file, displayName: "d.xml").read().records.first?.fields["title"], .text("Results from Example Corp today"),
+                       "read as a stream too")
+    }
+
     func testADocumentThatIsNotAFeedSaysSo() {
         XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
