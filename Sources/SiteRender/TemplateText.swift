@@ -105,13 +105,32 @@ public struct TemplateText: CustomStringConvertible, Sendable {
     }
 
     /// The text without Markdown emphasis or HTML tags, cut at a word boundary before `limit` characters.
+    /// The character a reference names (`amp`, `nbsp`, `#233`, `#xE9`; XML's five names and `nbsp`), if it is one.
+    private static func characterReference(_ name: Substring) -> Unicode.Scalar? {
+        let named: [Substring: UInt32] = ["amp": 38, "lt": 60, "gt": 62, "quot": 34, "apos": 39, "nbsp": 0x20]
+        if name.hasPrefix("#x") || name.hasPrefix("#X") { return UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init) }
+        if name.hasPrefix("#") { return UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init) }
+        return named[name].flatMap(Unicode.Scalar.init)
+    }
+
     static func excerpt(_ text: String, limit: Int) -> String {
         var plain = ""
         var inTag = false
-        for character in text {
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            index = text.index(after: index)
             if character == "<" { inTag = true; continue }
             if character == ">", inTag { inTag = false; continue }
             if inTag || "*_#`".contains(character) { continue }
+            // HTML's references stand for their characters: the excerpt is text, escaped again where it is shown.
+            if character == "&", let semicolon = text[index...].prefix(10).firstIndex(of: ";"),
+                let decoded = characterReference(text[index..<semicolon])
+            {
+                plain.unicodeScalars.append(decoded)
+                index = text.index(after: semicolon)
+                continue
+            }
             plain.append(character.isWhitespace ? " " : character)
         }
         let words = plain.split(separator: " ")

@@ -223,6 +223,8 @@ final class TemplateSetTests: XCTestCase {
         let excerpt = TemplateText.excerpt(long, limit: 160)
         XCTAssertTrue(excerpt.hasPrefix("Deposits of many dollars were assumed"))
         XCTAssertTrue(excerpt.hasSuffix("again…") && excerpt.count <= 161, excerpt)
+        XCTAssertEqual(TemplateText.excerpt("<p>5 &lt; 6 &amp;&nbsp;caf&#233; &#xE9; AT&T; &bogus;</p>", limit: 160),
+                       "5 < 6 & café é AT&T; &bogus;", "an HTML summary's references are its characters")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
             + "<h2 id=\"hi\">Hi</h2>\n<p><em>a</em> <!-- raw HTML omitted -->b<!-- raw HTML omitted --></p>\n|"
             + "https://x.org/sub/banks/1/|&quot;say \\&quot;hi\\&quot; &amp; go&quot;|say &amp;quot;hi&amp;quot; &amp;amp; go|"
