@@ -150,8 +150,12 @@ struct RecordPresenter {
         for ((field, target), slot) in zip(toOne, layout.toOneSlots) {
             let prefix = field + "."
             let columns = row.columns.indices.filter { row.columns[$0].hasPrefix(prefix) }
-            guard !columns.isEmpty, let index = row.columns.firstIndex(of: prefix + "_key"), !row.values[index].isNull
-            else { continue }
+            guard !columns.isEmpty else { continue }
+            guard let index = row.columns.firstIndex(of: prefix + "_key"), !row.values[index].isNull else {
+                // A key that names no record is left out: `{{#bank}}` must not show the referring record's own values.
+                values[slot] = nil
+                continue
+            }
             let related = Row(columns: columns.map { String(row.columns[$0].dropFirst(prefix.count)) }, values: columns.map { row.values[$0] })
             values[slot] = RecordPresenter(collection: target, config: config, basePath: basePath).context(related)
         }

@@ -542,13 +542,13 @@ final class LoadingTests: XCTestCase {
             """)
         try write("sitegen.yml", config)
         try write("data/n.notes", "id,bank,text\nn1,1,first\nn2,3,second\nn3,2,third\nn4,99,dangling\n")
-        try "{{#items}}{{text}}@{{bank.name}}({{bank.closed}});{{/items}}".write(
+        try "{{#items}}{{text}}@{{bank.name}}({{bank.closed}}){{#bank}}[{{name}} {{url}}]{{/bank}}{{^bank}}[none]{{/bank}};{{/items}}".write(
             to: site.appendingPathComponent("Templates/notes.mustache"), atomically: true, encoding: .utf8)
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
         let page = try String(contentsOf: site.appendingPathComponent("output/notes/index.html"), encoding: .utf8)
-        XCTAssertEqual(page, "second@Gamma(2024-03-01);third@Beta(2024-02-01);first@Alpha(2024-01-01);dangling@();",
-                       "newest bank first; a note whose bank does not exist sorts last and shows no bank")
+        XCTAssertEqual(page, "second@Gamma(2024-03-01)[Gamma ];third@Beta(2024-02-01)[Beta ];first@Alpha(2024-01-01)[Alpha ];dangling@()[none];",
+                       "newest bank first; a note whose bank does not exist sorts last and shows no bank, not its own values")
     }
 
     func testAToManyRelationshipGivesTemplatesTheRelatedRecordsInListOrderAndWarnsOfMissingKeys() throws {
