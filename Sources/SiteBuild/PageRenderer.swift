@@ -361,7 +361,7 @@ struct PageRenderer {
         defer { throttle.finish() }
         var settings = Fingerprint()
         settings.combine(siteFingerprint)
-        settings.combine(collection.fingerprint)
+        settings.combine(collectionSettings(collection))
         let inputs = { (offset: Int) -> PageInputs in
             // A detail page shows its record and its neighbours' titles and links.
             var data = Fingerprint()
@@ -713,7 +713,19 @@ extension PageRenderer {
         var fingerprint = Fingerprint()
         fingerprint.combine(siteFingerprint)
         fingerprint.combine(listing.fingerprint)
-        fingerprint.combine(config.collection(named: listing.from)?.fingerprint ?? 0)
+        fingerprint.combine(config.collection(named: listing.from).map(collectionSettings) ?? 0)
+        return fingerprint.signed
+    }
+
+    /// The fingerprint of a collection's declaration and of the collections it relates to, whose records'
+    /// titles and links (their detail pages' `title` and `path`) its records' pages show.
+    func collectionSettings(_ collection: CollectionConfig) -> Int64 {
+        var fingerprint = Fingerprint()
+        fingerprint.combine(collection.fingerprint)
+        for target in Set(collection.relationships.map(\.target)).sorted() {
+            fingerprint.combine(target)
+            fingerprint.combine(config.collection(named: target)?.fingerprint ?? 0)
+        }
         return fingerprint.signed
     }
 

@@ -551,6 +551,45 @@ final class LoadingTests: XCTestCase {
                        "newest bank first; a note whose bank does not exist sorts last and shows no bank, not its own values")
     }
 
+    func testPagesShowingARelatedRecordFollowItsCollectionsDetailPathAndTitle() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}\n", with: """
+            fields: {cert: integer, name: text, closed: date}
+                detail: {path: "/bank/{key}/", title: name}
+
+            """).replacingOccurrences(of: "listings:\n", with: """
+              notes:
+                kind: csv
+                sources: data/*.notes
+                key: id
+                fields: {id: text, bank: integer, text: text}
+                relationships: {bank: banks}
+                detail: {path: "/notes/{key}/", template: note}
+            listings:
+              notes: {from: notes, sort: [id], path: /notes/, template: notes}
+
+            """)
+        try write("sitegen.yml", config)
+        try "{{title}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        try write("data/n.notes", "id,bank,text\nn1,1,first\n")
+        try "{{#items}}{{text}}:{{#bank}}{{title}} {{url}}{{/bank}};{{/items}}".write(
+            to: site.appendingPathComponent("Templates/notes.mustache"), atomically: true, encoding: .utf8)
+        try "{{#record}}{{text}}:{{#bank}}{{title}} {{url}}{{/bank}}{{/record}}".write(
+            to: site.appendingPathComponent("Templates/note.mustache"), atomically: true, encoding: .utf8)
+        XCTAssertTrue(try build().succeeded)
+        func page(_ path: String) throws -> String {
+            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
+        }
+        XCTAssertEqual(try page("notes/index.html"), "first:Alpha /bank/1/;")
+        XCTAssertEqual(try page("notes/n1/index.html"), "first:Alpha /bank/1/")
+        try write("sitegen.yml", config.replacingOccurrences(of: "detail: {path: \"/bank/{key}/\", title: name}",
+                                                             with: "detail: {path: \"/banks/{key}/\", title: closed}"))
+        let changed = try build()
+        XCTAssertTrue(changed.succeeded, "\(changed.problems)")
+        XCTAssertEqual(try page("notes/index.html"), "first:2024-01-01 /banks/1/;", "the listing shows the related record's new link and title")
+        XCTAssertEqual(try page("notes/n1/index.html"), "first:2024-01-01 /banks/1/", "and so does the detail page")
+    }
+
     func testAToManyRelationshipGivesTemplatesTheRelatedRecordsInListOrderAndWarnsOfMissingKeys() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "listings:\n", with: """
