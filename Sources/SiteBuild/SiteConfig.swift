@@ -253,6 +253,8 @@ public struct CollectionConfig: Sendable {
         self.fields = fields
         if let detailNode {
             detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0))
+            // A Markdown file's page shows the file's text unless told otherwise, as Hugo's and Jekyll's do.
+            if kind == .markdown, detail?.bodyField == nil { detail?.bodyField = "body" }
         }
         if let relationshipsNode {
             for (field, fieldNode, targetNode) in try reader.mapping(relationshipsNode, "relationships of '\(name)'") {

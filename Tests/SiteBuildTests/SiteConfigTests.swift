@@ -39,6 +39,15 @@ final class SiteConfigTests: XCTestCase {
         XCTAssertEqual(config.basePath, "/")
     }
 
+    func testAMarkdownCollectionsPagesShowItsTextUnlessToldOtherwise() throws {
+        func body(_ detail: String) throws -> String? {
+            let yaml = "title: T\ncollections:\n  notes: {kind: markdown, sources: n/*.md, fields: {lede: text}, detail: {path: '/{key}/'\(detail)}}\n"
+            return try SiteConfig(yaml: yaml, file: "sitegen.yml").collections[0].detail?.bodyField
+        }
+        XCTAssertEqual(try body(""), "body", "Hugo and Jekyll show a Markdown file's text on its page")
+        XCTAssertEqual(try body(", body: lede"), "lede")
+    }
+
     func testInvalidYAMLNamesTheLineAndColumn() {
         let error = error("title: Test\ncollections:\n  banks: [oops\n")
         XCTAssertEqual(error?.file, "sitegen.yml")
