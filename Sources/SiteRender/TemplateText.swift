@@ -7,7 +7,7 @@ import Foundation
 /// |---|---|
 /// | `date`, `month`, `year` | `20 February 2024`, `February 2024`, `2024` from `2024-02-20` or an RFC 3339 time |
 /// | `number` | `185,500,000` from `185500000` (decimals kept) |
-/// | `excerpt` | the text without markup, cut at a word before 160 characters, with `…` |
+/// | `excerpt` | the text without HTML tags or Markdown marks, cut at a word before 160 characters, with `…` |
 /// | `markdown` | the text rendered as GitHub-flavoured Markdown (use `{{{…}}}`) |
 /// | `absolute` | a site path (`url`) as a full URL on the site's `baseURL` |
 /// | `json`, `xml` | the text as a JSON string literal, or escaped for XML |
@@ -91,7 +91,8 @@ public struct TemplateText: CustomStringConvertible, Sendable {
 
     /// `185500000` as `185,500,000`, `-1234.5` as `-1,234.5`; text that is not a number as it is.
     static func groupedNumber(_ text: String) -> String {
-        guard Double(text) != nil else { return text }
+        // Digits, a sign and a point only: `1e+20`, `inf` and `nan` are numbers to Double but have no groups.
+        guard Double(text) != nil, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }) else { return text }
         let negative = text.hasPrefix("-")
         let unsigned = negative ? text.dropFirst() : Substring(text)
         let whole = unsigned.prefix { $0 != "." }
@@ -104,7 +105,6 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         return (negative ? "-" : "") + grouped + fraction
     }
 
-    /// The text without Markdown emphasis or HTML tags, cut at a word boundary before `limit` characters.
     /// The character a reference names (`amp`, `nbsp`, `#233`, `#xE9`; XML's five names and `nbsp`), if it is one.
     private static func characterReference(_ name: Substring) -> Unicode.Scalar? {
         let named: [Substring: UInt32] = ["amp": 38, "lt": 60, "gt": 62, "quot": 34, "apos": 39, "nbsp": 0x20]
@@ -113,30 +113,62 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         return named[name].flatMap(Unicode.Scalar.init)
     }
 
+    /// The text without HTML tags or Markdown's marks (emphasis, code, heading marks, a link's address),
+    /// cut at a word boundary before `limit` characters. Marks are dropped only where Markdown reads them:
+    /// `snake_case`, `C#` and `5 < 6` keep their characters.
     static func excerpt(_ text: String, limit: Int) -> String {
+        let characters = Array(text)
         var plain = ""
-        var inTag = false
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            index = text.index(after: index)
-            if character == "<" { inTag = true; continue }
-            if character == ">", inTag { inTag = false; continue }
-            if inTag || "*_#`".contains(character) { continue }
-            // HTML's references stand for their characters: the excerpt is text, escaped again where it is shown.
-            if character == "&", let semicolon = text[index...].prefix(10).firstIndex(of: ";"),
-                let decoded = characterReference(text[index..<semicolon])
+        var index = 0
+        var lineStart = true
+        func isWordCharacter(_ offset: Int) -> Bool {
+            offset >= 0 && offset < characters.count && (characters[offset].isLetter || characters[offset].isNumber)
+        }
+        while index < characters.count {
+            let character = characters[index]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            defer { lineStart = character.isNewline || (lineStart && (character == " " || character == "#" || character == ">")) }
+            // A tag starts with a letter, `/`, `!` or `?` after its `<`; any other `<` is text.
+            if character == "<", let next, next.isLetter || "/!?".contains(next),
+                let close = characters[(index + 1)...].firstIndex(of: ">")
             {
-                plain.unicodeScalars.append(decoded)
-                index = text.index(after: semicolon)
+                index = close + 1
                 continue
             }
+            // HTML's references stand for their characters: the excerpt is text, escaped again where it is shown.
+            if character == "&", let semicolon = characters[(index + 1)...].prefix(10).firstIndex(of: ";"),
+                let decoded = characterReference(Substring(String(characters[(index + 1)..<semicolon])))
+            {
+                plain.unicodeScalars.append(decoded)
+                index = semicolon + 1
+                continue
+            }
+            // A link or image, `[text](address)`: its text stays.
+            if character == "]" {
+                index = next == "(" ? (characters[(index + 1)...].firstIndex(of: ")") ?? index) + 1 : index + 1
+                continue
+            }
+            if character == "[" || (character == "!" && next == "[") { index += 1; continue }
+            if character == "`" { index += 1; continue }
+            // Emphasis marks sit at a word's edge (`*a*`, `__b__`); inside a word (`snake_case`) they are text.
+            if character == "*" || character == "_", !(isWordCharacter(index - 1) && isWordCharacter(index + 1)),
+                isWordCharacter(index - 1) || isWordCharacter(index + 1) || next == character || (index > 0 && characters[index - 1] == character)
+            {
+                index += 1
+                continue
+            }
+            // Heading and quote marks open a line.
+            if lineStart, character == "#" || character == ">" { index += 1; continue }
             plain.append(character.isWhitespace ? " " : character)
+            index += 1
         }
         let words = plain.split(separator: " ")
         var excerpt = ""
         for word in words {
-            if excerpt.count + word.count + 1 > limit { return excerpt + "…" }
+            if excerpt.count + word.count + 1 > limit {
+                // One word longer than the whole excerpt is cut, rather than leaving nothing.
+                return (excerpt.isEmpty ? String(word.prefix(limit)) : excerpt) + "…"
+            }
             excerpt += (excerpt.isEmpty ? "" : " ") + word
         }
         return excerpt

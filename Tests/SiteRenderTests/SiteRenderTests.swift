@@ -225,6 +225,13 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertTrue(excerpt.hasSuffix("again…") && excerpt.count <= 161, excerpt)
         XCTAssertEqual(TemplateText.excerpt("<p>5 &lt; 6 &amp;&nbsp;caf&#233; &#xE9; AT&T; &bogus;</p>", limit: 160),
                        "5 < 6 & café é AT&T; &bogus;", "an HTML summary's references are its characters")
+        XCTAssertEqual(TemplateText.excerpt("# Notes\nDeposits < $1 million in `snake_case_field` for C# and 5 * 3, see [FDIC notice](https://f.gov/x) "
+                                            + "![chart](c.png) and __bold__ *it*.\n> quoted [1]", limit: 160),
+                       "Notes Deposits < $1 million in snake_case_field for C# and 5 * 3, see FDIC notice chart and bold it. quoted 1",
+                       "marks go only where Markdown reads them")
+        XCTAssertEqual(TemplateText.excerpt(String(repeating: "x", count: 200), limit: 160), String(repeating: "x", count: 160) + "…")
+        XCTAssertEqual(TemplateText.groupedNumber("1e+20"), "1e+20", "no groups in an exponent")
+        XCTAssertEqual(TemplateText.groupedNumber("1234567.25"), "1,234,567.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
             + "<h2 id=\"hi\">Hi</h2>\n<p><em>a</em> <!-- raw HTML omitted -->b<!-- raw HTML omitted --></p>\n|"
             + "https://x.org/sub/banks/1/|&quot;say \\&quot;hi\\&quot; &amp; go&quot;|say &amp;quot;hi&amp;quot; &amp;amp; go|"
