@@ -45,7 +45,9 @@ public struct FrontMatterDocument: Sendable {
         if let simple = Self.simpleFields(yaml) {
             self.fields = simple
         } else {
-            self.fields = try Self.yamlFields(String(decoding: yaml, as: UTF8.self), file: file)
+            // With the line break before the closing `---`: a block scalar (`|`, `>`) that ends the front
+            // matter keeps its last newline, as it does anywhere else.
+            self.fields = try Self.yamlFields(String(decoding: yaml, as: UTF8.self) + "\n", file: file)
         }
         self.body = closing.end < bytes.count ? String(decoding: bytes[(closing.end + 1)...], as: UTF8.self) : ""
         self.bodyLine = line + 1

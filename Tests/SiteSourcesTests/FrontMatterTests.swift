@@ -12,6 +12,14 @@ final class FrontMatterTests: XCTestCase {
         XCTAssertEqual(document.bodyLine, 6)
     }
 
+    func testABlockScalarKeepsItsLastNewlineWhereverItIs() throws {
+        for text in ["---\ntitle: T\nsummary: |\n  a\n  b\n---\nbody\n", "---\nsummary: |\n  a\n  b\ntitle: T\n---\nbody\n",
+                     "---\r\ntitle: T\r\nsummary: |\r\n  a\r\n  b\r\n---\r\nbody\r\n"] {
+            XCTAssertEqual(try FrontMatterDocument(parsing: text, file: "a.md").fields["summary"], .text("a\nb\n"), text)
+        }
+        XCTAssertEqual(try FrontMatterDocument(parsing: "---\ntitle: T\nsummary: >-\n  a\n  b\n---\n", file: "a.md").fields["summary"], .text("a b"))
+    }
+
     func testAMarkdownRecordIsKeyedByItsFileNameWithoutExtensionAsFoundationHasIt() throws {
         let names = ["a.md", "a.b.md", "x.tar.gz", ".md", ".hidden.md", "..md", "...md", "..a.md", "a.", "a..md", "a.md.",
                      "noext", "a b.md", "a.m d", "a.MD", "é.md", "ça.va.mä", ". .md", " .md", "-.md", "a.-", "..", "x..", "..x"]
