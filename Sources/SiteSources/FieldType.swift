@@ -18,7 +18,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
         case .list:
             return .list(raw.split(separator: ";").map { String($0.trimmingBlanks()) }.filter { !$0.isEmpty })
         case .integer:
-            guard let number = Self.withoutGroupSeparators(trimmed).flatMap({ Int64($0) }) else {
+            guard let digits = Self.withoutGroupSeparators(trimmed), let number = Int64(digits) ?? Self.integral(digits) else {
                 throw FieldTypeMismatch(expected: "an integer", found: raw)
             }
             return .integer(number)
@@ -49,6 +49,12 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
 }
 
 extension FieldType {
+    /// `42.0` or `42.000` as 42: spreadsheets and pandas write whole numbers so when a column has gaps.
+    static func integral(_ text: String) -> Int64? {
+        guard let point = text.firstIndex(of: "."), text[text.index(after: point)...].allSatisfy({ $0 == "0" }) else { return nil }
+        return Int64(text[..<point])
+    }
+
     /// `text` without the commas that group its digits by thousands (`-1,234,567.5`); nil when it has a comma
     /// anywhere else (`1,5` or `1.234,56`, a decimal comma, must not become another number).
     static func withoutGroupSeparators(_ text: String) -> String? {

@@ -56,6 +56,12 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(lines.records[0].fields["count"], .integer(3))
         XCTAssertEqual(lines.records[0].fields["open"], .bool(true))
         XCTAssertEqual(lines.records[1].fields["count"], .null)
+        XCTAssertEqual(try FieldType.integer.value(from: "42.0"), .integer(42), "pandas writes whole numbers so when a column has gaps")
+        XCTAssertEqual(try FieldType.integer.value(from: "1,234.00"), .integer(1234))
+        XCTAssertThrowsError(try FieldType.integer.value(from: "42.5"))
+        try "{\"id\": \"a\", \"count\": 42.0}\n".write(to: ndjson, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()
+            .records.first?.fields["count"], .integer(42))
 
         try "{\"id\": \"a\"}\n{\"id\": \"b\", \"count\": \"many\"}\n".write(to: ndjson, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in
