@@ -154,10 +154,32 @@ struct CollectionLoader {
         }
     }
 
+    /// A collection whose table was made again for new fields, and whose sources did not all load into it:
+    /// keeping the new table would lose the failing files' rows, which the old one still has.
+    struct RebuildFailed: Error {
+        let collection: String
+        let problems: [SourceError]
+    }
+
     private func load(plan: CollectionPlan, into outcome: inout Outcome) throws {
         let collection = plan.collection, schema = plan.schema
+        // The files that have rows now, which a table made again would lose if they failed.
+        let holding = try store.hasTable(schema) ? [] : Set(try store.database.fetchAll(
+            "SELECT path FROM sitegen_sources WHERE collection = ? AND rows > 0", [.text(collection.name)]).compactMap { $0["path"]?.stringValue })
         // A rebuilt table (the fields changed) forgets its sources: every file is read again.
         let rebuilt = try store.prepareTable(schema)
+        let problemsBefore = outcome.problems.count
+        try loadFiles(plan: plan, rebuilt: rebuilt, into: &outcome)
+        // The load's transaction is then rolled back whole, the old table and its rows with it, and the build
+        // stops before any page is rendered.
+        let failed = outcome.problems[problemsBefore...]
+        if rebuilt, failed.contains(where: { holding.contains($0.file) }) {
+            throw RebuildFailed(collection: collection.name, problems: Array(failed))
+        }
+    }
+
+    private func loadFiles(plan: CollectionPlan, rebuilt: Bool, into outcome: inout Outcome) throws {
+        let collection = plan.collection, schema = plan.schema
         // Its rows are stored again with new ids: no cached results of a listing may outlive the old ones.
         if rebuilt { try ResultsController.deleteAllCaches(in: store.database) }
         let statements = try store.rowStatements(for: schema)

@@ -222,7 +222,12 @@ extension SiteBuilder {
     func load(config: SiteConfig, store: SiteStore, into summary: inout BuildSummary) throws -> Changeset {
         var loader = CollectionLoader(root: root, config: config, store: store)
         loader.progress = onLoadProgress
-        let loaded = try loader.load()
+        let loaded: CollectionLoader.Outcome
+        do {
+            loaded = try loader.load()
+        } catch let failure as CollectionLoader.RebuildFailed {
+            throw BuildError.newFieldsFailed(collection: failure.collection, problems: failure.problems)
+        }
         summary.problems += loaded.problems
         summary.warnings += loaded.warnings
         summary.sourcesRead = loaded.sourcesRead

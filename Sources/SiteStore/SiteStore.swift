@@ -104,13 +104,18 @@ public final class SiteStore {
         return try body()
     }
 
+    /// Whether the collection's table exists with `schema`'s columns and indexes (`prepareTable` then keeps it).
+    public func hasTable(_ schema: CollectionSchema) throws -> Bool {
+        let stored = try database.fetchValue(
+            "SELECT signature FROM sitegen_collections WHERE name = ?", [.text(schema.table)])?.stringValue
+        return try stored == schema.signature && database.tableExists(schema.table)
+    }
+
     /// Creates the collection's table, or drops and recreates it when its columns changed
     /// (the sources are the truth; every row is then read again). Returns whether it was (re)created.
     @discardableResult
     public func prepareTable(_ schema: CollectionSchema) throws -> Bool {
-        let stored = try database.fetchValue(
-            "SELECT signature FROM sitegen_collections WHERE name = ?", [.text(schema.table)])?.stringValue
-        if stored == schema.signature, try database.tableExists(schema.table) { return false }
+        if try hasTable(schema) { return false }
         // Join tables of list columns first: they refer to the collection's table.
         for row in try database.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ? ESCAPE '\\'",
                                          [.text(schema.table.replacingOccurrences(of: "_", with: "\\_") + "\\_\\_%")]) {

@@ -258,6 +258,25 @@ final class LoadingTests: XCTestCase {
         XCTAssertFalse(try build().succeeded, "a failed source is read again, and fails again, though unchanged")
     }
 
+    func testNewFieldsThatAFileWithRowsLacksChangeNothingRatherThanLoseItsRows() throws {
+        XCTAssertTrue(try build().succeeded)
+        let home = try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8)
+        let config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        try write("sitegen.yml", config.replacingOccurrences(of: "closed: date}", with: "closed: date, extra: text}"))
+        XCTAssertThrowsError(try build()) { error in
+            XCTAssertEqual("\(error)", "data/banks.csv:1: no column 'extra' in the header; it has: cert, name, closed"
+                + "\nerror: sitegen.yml: collection 'banks' has new fields, and the sources above do not load with them; "
+                + "nothing was changed (the store and the pages are as the last build left them)")
+        }
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        XCTAssertEqual(try store.rowCount(of: "banks"), 3, "the rows of the last build")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), home)
+        try write("data/banks.csv", "cert,name,closed,extra\n1,Alpha,2024-01-01,x\n2,Beta,2024-02-01,y\n")
+        let fixed = try build()
+        XCTAssertTrue(fixed.succeeded, "\(fixed.problems)")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "2;1;", "Gamma is gone")
+    }
+
     func testAFileWhoseKeyIsTakenFailsAloneAmongHundredsStoredInBatches() throws {
         // Enough files for several of the load's batches (files stored together in one savepoint).
         let count = 700
