@@ -84,7 +84,12 @@ public struct SiteBuilder {
         clock.lap("config", into: &summary)
         // Marked before the load commits: a build that stops between the load and the manifest leaves the
         // next one a changeset it never sees, so that one renders every page.
-        let (interrupted, lastFolder) = try store.beginWritingOutput(to: outputDirectory.standardizedFileURL.path)
+        let folder = outputDirectory.standardizedFileURL.path
+        let (interrupted, lastFolder) = try store.beginWritingOutput(to: folder)
+        // Building into another folder than the last build's: the manifest's files are that folder's, kept
+        // under its name; those an earlier build left in this folder are deleted unless a page claims them.
+        if let lastFolder, lastFolder != folder { try store.rememberFiles(ofFolder: lastFolder) }
+        let leftHere = try store.rememberedFiles(ofFolder: folder)
         // The last manifest, and the plan indexed on it, are read on a connection of their own while this
         // one loads the sources (which never change the manifest): at 100,000 records, a tenth of what a
         // build with few changes spends on this thread. A dry run's load is an open transaction here, and
@@ -174,9 +179,12 @@ public struct SiteBuilder {
         cacheWriter?.finish()
         let (changed, removed) = plan.manifestChanges(hashes: writer.manifest)
         // After an interrupted build every page was rendered, so the writer knows every file there should be.
-        summary.deletedPaths = writer.deleteStale(removed, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
+        let removedHere = Set(removed)
+        let stale = removed + leftHere.filter { writer.manifest[$0] == nil && !removedHere.contains($0) }
+        summary.deletedPaths = writer.deleteStale(stale, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
                                                   made: interrupted ? newFiles.files() : []).sorted()
         try store.updatePageManifest(changed: changed, removed: removed)
+        if !leftHere.isEmpty { try store.forgetFiles(ofFolder: folder) }
         // The manifest names every file there now (in a dry run, the store's changes are taken back).
         if !options.dryRun { newFiles.clear() }
         writer.spares?.trim()

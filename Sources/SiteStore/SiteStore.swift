@@ -44,6 +44,7 @@ public final class SiteStore {
                 size INTEGER, mtime REAL, hash INTEGER, rows INTEGER, loaded_at TEXT);
             CREATE TABLE IF NOT EXISTS sitegen_state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_ids (name TEXT PRIMARY KEY, last INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS sitegen_folder_files (folder TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (folder, path)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS sitegen_pages (
                 path TEXT PRIMARY KEY, settings INTEGER, template INTEGER, data INTEGER, content INTEGER, hash INTEGER NOT NULL,
                 owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL);
@@ -283,6 +284,26 @@ public final class SiteStore {
             }
             return (interrupted, lastFolder)
         }
+    }
+
+    /// Keeps the manifest's paths as the files builds left in `folder`, the output folder the manifest
+    /// describes, before a build writes another one: a later build back into `folder` deletes those it no
+    /// longer makes (the pages of records deleted meanwhile), as a clean build would leave the folder.
+    public func rememberFiles(ofFolder folder: String) throws {
+        try transaction {
+            try database.execute("DELETE FROM sitegen_folder_files WHERE folder = ?", [.text(folder)])
+            try database.execute("INSERT INTO sitegen_folder_files (folder, path) SELECT ?, path FROM sitegen_pages", [.text(folder)])
+        }
+    }
+
+    /// The files builds left in `folder` when they last wrote it before writing another (`rememberFiles`).
+    public func rememberedFiles(ofFolder folder: String) throws -> [String] {
+        try database.fetchAll("SELECT path FROM sitegen_folder_files WHERE folder = ?", [.text(folder)]).compactMap { $0["path"]?.stringValue }
+    }
+
+    /// Forgets the files remembered for `folder`: the manifest describes that folder now.
+    public func forgetFiles(ofFolder folder: String) throws {
+        try database.execute("DELETE FROM sitegen_folder_files WHERE folder = ?", [.text(folder)])
     }
 
     private var savepointDepth = 0

@@ -249,6 +249,21 @@ final class IncrementalBuildTests: XCTestCase {
         let back = try SiteBuilder(root: site).build()
         XCTAssertEqual(back.rendered.count, first.rendered.count)
         XCTAssertEqual(back.pagesWritten, 0)
+
+        // A record deleted while the other folder was not built (a preview in output/, a deploy elsewhere):
+        // its page goes from there too when it is built again, and a file of the user's own stays.
+        try "example.org\n".write(to: elsewhere.appendingPathComponent("CNAME"), atomically: true, encoding: .utf8)
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let csv = try String(contentsOf: records, encoding: .utf8)
+        let capitol = "Capitol Bank,Minneapolis,MN,23917,\"U.S. Bank, N.A.\",2024-02-02,10869,\r\n"
+        XCTAssertTrue(csv.contains(capitol))
+        try csv.replacingOccurrences(of: capitol, with: "").write(to: records, atomically: true, encoding: .utf8)
+        XCTAssertTrue(try SiteBuilder(root: site).build().deletedPaths.contains("banks/23917/index.html"))
+        try assertSameAsCleanBuild("after a record was deleted")
+        let deployed = try SiteBuilder(root: site, outputDirectory: elsewhere).build()
+        XCTAssertTrue(deployed.deletedPaths.contains("banks/23917/index.html"), "\(deployed.deletedPaths)")
+        XCTAssertEqual(try files(under: elsewhere).filter { $0.key != "CNAME" }, try files(under: output))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("CNAME").path))
     }
 
     /// The page a file belongs to: a feed or a Markdown twin goes with its listing page.
