@@ -36,10 +36,20 @@ public struct MarkdownSource: Source {
         return stem.utf8.contains(where: { $0 != UInt8(ascii: ".") }) ? String(stem) : String(name)
     }
 
+    /// Whether front matter marks its file as not to be published: Hugo's `draft: true`, Jekyll's `published: false`.
+    static func isUnpublished(_ fields: [String: FrontMatterValue]) -> Bool {
+        if case .text(let draft)? = fields["draft"], ["true", "yes"].contains(draft.lowercased()) { return true }
+        if case .text(let published)? = fields["published"], ["false", "no"].contains(published.lowercased()) { return true }
+        return false
+    }
+
     /// Reads the file as one record keyed by its name; undeclared front matter keys are warned about.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
         let text = try decodeText(input.readAll(), displayName: displayName)
         let document = try FrontMatterDocument(parsing: text, file: displayName)
+        // A draft is not published: no record, so no page, no place in a listing, no neighbour (and a draft
+        // still being written is not held to its fields' types).
+        if Self.isUnpublished(document.fields) { return [] }
         let slug = Self.slug(ofPath: path)
         var values: [String: FieldValue] = [:]
         var warnings: [SourceError] = []
@@ -59,7 +69,9 @@ public struct MarkdownSource: Source {
             case (_, .null?), (_, nil): values[name] = .null
             }
         }
-        let undeclared = document.fields.keys.filter { key in !fields.contains { $0.name == key } }.sorted()
+        // The conventions of Hugo (`draft: true`) and Jekyll (`published: false`) need no declaring.
+        let conventions: Set<String> = ["draft", "published"]
+        let undeclared = document.fields.keys.filter { key in !conventions.contains(key) && !fields.contains { $0.name == key } }.sorted()
         if !undeclared.isEmpty {
             warnings.append(SourceError(file: displayName, line: undeclared.map(document.line(of:)).min(),
                                         reason: "front matter keys not declared as fields are ignored: \(undeclared.joined(separator: ", "))"))

@@ -74,6 +74,21 @@ final class FrontMatterTests: XCTestCase {
         }
     }
 
+    func testADraftOrAnUnpublishedFileIsNoRecord() throws {
+        let fields: [(name: String, type: FieldType)] = [("title", .text), ("published", .date)]
+        func records(_ frontMatter: String) throws -> [String] {
+            try MarkdownSource(path: "/p/post.md", displayName: "p/post.md", fields: fields)
+                .read(Data("---\ntitle: Post\n\(frontMatter)\n---\nBody\n".utf8)).records.map(\.key)
+        }
+        XCTAssertEqual(try records("draft: true"), [], "Hugo's convention")
+        XCTAssertEqual(try records("published: false"), [], "Jekyll's")
+        XCTAssertEqual(try records("draft: false"), ["post"])
+        XCTAssertEqual(try records("published: 2024-01-02"), ["post"], "a date field of that name publishes")
+        let warnings = try MarkdownSource(path: "/p/post.md", displayName: "p/post.md", fields: [("title", .text)])
+            .read(Data("---\ntitle: Post\ndraft: false\n---\n".utf8)).warnings
+        XCTAssertEqual(warnings, [], "the conventions need no declaring")
+    }
+
     func testADuplicateKeyIsAnError() {
         XCTAssertThrowsError(try FrontMatterDocument(parsing: "---\ntitle: a\ntitle: b\n---\n", file: "a.md")) { error in
             XCTAssertEqual((error as? SourceError)?.line, 3)
