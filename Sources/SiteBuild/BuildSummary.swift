@@ -59,7 +59,8 @@ public struct BuildSummary: Sendable {
 
     /// What `sitegen build --plan` prints: each page rendered and why, then the files written and deleted.
     public var plan: String {
-        var lines = rendered.map { "render \($0.path.hasSuffix("index.html") ? String($0.path.dropLast("index.html".count)) : $0.path) — \($0.reason)" }
+        // A page by its address on the site (`/`, `/banks/ca/page/3/`), which is what a reader would open.
+        var lines = rendered.map { "render /\($0.path.hasSuffix("index.html") ? String($0.path.dropLast("index.html".count)) : $0.path) — \($0.reason)" }
         lines += writtenPaths.map { "write  \($0)" }
         lines += deletedPaths.map { "delete \($0)" }
         return lines.joined(separator: "\n")

@@ -69,7 +69,7 @@ struct PageRenderer {
         let collection = config.collection(named: listing.from)!
         var request = FetchRequest(
             table: listing.from, idColumn: "_id", filter: listing.filter,
-            sortDescriptors: Self.sortDescriptors(listing.sort),
+            sortDescriptors: Self.sortDescriptors(listing.sort, of: collection),
             relationships: collection.joins, sectionKey: listing.section,
             sectionOrder: listing.section != nil && !listing.sectionDeclarations.isEmpty ? listing.sectionDeclarations : nil,
             showsEmptySections: listing.showsEmptySections,
@@ -82,7 +82,7 @@ struct PageRenderer {
             // By rowid (which `_id` is): a changed record's list items are then found by its id, deleted or not.
             request.relationships = [Relationship(name: "record", table: collection.name, foreignKey: "record_id", targetKey: "rowid")]
             request.prefetchedRelationships = ["record"]
-            request.sortDescriptors = Self.sortDescriptors(listing.sort, ofRecordsAs: "record.")
+            request.sortDescriptors = Self.sortDescriptors(listing.sort, of: collection, ofRecordsAs: "record.")
             request.filter = listing.filter.map { "record_id IN (SELECT _id FROM \(quoteIdentifier(collection.name)) WHERE \($0))" }
             recordRow = { row in
                 let indices = row.columns.indices.filter { row.columns[$0].hasPrefix("record.") }
@@ -341,7 +341,7 @@ struct PageRenderer {
         guard let detail = collection.detail else { return ([], nil) }
         let presenter = RecordPresenter(collection: collection, config: config)
         let primary = config.listings.first { $0.from == collection.name && $0.taxonomy == nil }
-        let sort = primary.map { Self.sortDescriptors($0.sort) } ?? [SortDescriptor(key: "_key")]
+        let sort = Self.sortDescriptors(primary?.sort ?? [], of: collection)
         let (controller, delta) = try fetch(primary?.name ?? collection.name, FetchRequest(
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
             versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
@@ -636,13 +636,18 @@ struct PageRenderer {
     /// line, until decisions.md 25): a row inserted above others moves their lines without changing them,
     /// so their stored lines went stale and a record added at the line of its twin was listed after it
     /// until a clean build listed it before. The key is a sort key of every cached entry (decisions.md 22).
-    private static let tieBreakers = ["_key"]
+    /// A key that is a number (`key: cert`, an integer field) ties in number order (2 before 10), its text after.
+    private static func tieBreakers(_ collection: CollectionConfig) -> [String] {
+        let numeric = collection.key.flatMap { key in collection.fields.first { $0.name == key } }.map { [.integer, .real].contains($0.type) } ?? false
+        return (numeric ? [collection.key!] : []) + ["_key"]
+    }
 
     /// The controller's order for a listing's `sort`, then the tie-breakers. `prefix` names the records'
     /// table where the listing reads another (a taxonomy's `value` is its own column).
-    private static func sortDescriptors(_ sort: [(field: String, ascending: Bool)], ofRecordsAs prefix: String = "") -> [FetchRequest.SortDescriptor] {
+    private static func sortDescriptors(_ sort: [(field: String, ascending: Bool)], of collection: CollectionConfig,
+                                        ofRecordsAs prefix: String = "") -> [FetchRequest.SortDescriptor] {
         sort.map { SortDescriptor(key: $0.field == "value" ? "value" : prefix + $0.field, ascending: $0.ascending) }
-            + tieBreakers.map { SortDescriptor(key: prefix + $0) }
+            + tieBreakers(collection).map { SortDescriptor(key: prefix + $0) }
     }
 
     private static func neighbour(_ link: (title: String, path: String?), _ presenter: RecordPresenter) -> [String: Any] {

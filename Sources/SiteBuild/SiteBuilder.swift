@@ -71,7 +71,7 @@ public struct SiteBuilder {
         let config = try readConfig()
         let templates: TemplateSet
         do {
-            templates = try TemplateSet(directory: root.appendingPathComponent("Templates"))
+            templates = try TemplateSet(directory: root.appendingPathComponent("Templates"), displayFolder: "Templates")
             try templates.checkTransforms()
         } catch {
             throw BuildError.templates(error)

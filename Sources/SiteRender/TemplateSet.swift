@@ -22,7 +22,9 @@ public struct TemplateSet: Sendable {
     private let references: [String: [String]]
 
     /// Loads every `*.mustache` file directly in `directory`; a template that does not parse is an error naming its file and line.
-    public init(directory: URL) throws(TemplateError) {
+    /// Errors name a file by `displayFolder` and its name (`Templates/list.mustache`, as other errors name
+    /// files, from the site), or by its full path when there is none.
+    public init(directory: URL, displayFolder: String? = nil) throws(TemplateError) {
         let files: [URL]
         do {
             files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
@@ -34,7 +36,8 @@ public struct TemplateSet: Sendable {
         var texts: [(name: String, file: String, text: String)] = []
         for file in files {
             do {
-                texts.append((file.deletingPathExtension().lastPathComponent, file.path, try String(contentsOf: file, encoding: .utf8)))
+                let shown = displayFolder.map { $0 + "/" + file.lastPathComponent } ?? file.path
+                texts.append((file.deletingPathExtension().lastPathComponent, shown, try String(contentsOf: file, encoding: .utf8)))
             } catch {
                 throw .unreadable(file: file.path, reason: "\(error)")
             }

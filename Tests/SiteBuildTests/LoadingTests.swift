@@ -258,6 +258,13 @@ final class LoadingTests: XCTestCase {
         XCTAssertFalse(try build().succeeded, "a failed source is read again, and fails again, though unchanged")
     }
 
+    func testRecordsThatTieAreListedInTheOrderOfANumberKeysNumbers() throws {
+        try write("data/banks.csv", "cert,name,closed\n1,A,2024-01-01\n10,B,2024-01-01\n2,C,2024-01-01\n9,D,2024-01-01\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "1;2;9;10;",
+                       "cert is an integer: 2 before 10")
+    }
+
     func testNewFieldsThatAFileWithRowsLacksChangeNothingRatherThanLoseItsRows() throws {
         XCTAssertTrue(try build().succeeded)
         let home = try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8)
