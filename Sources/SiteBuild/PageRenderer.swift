@@ -725,6 +725,9 @@ extension PageRenderer {
     /// The fingerprint of a collection's declaration and of the collections it relates to, whose records'
     /// titles and links (their detail pages' `title` and `path`) its records' pages show.
     func collectionSettings(_ collection: CollectionConfig) -> Int64 {
+        // Without relationships, the declaration's own fingerprint, as before there were any: a store of an
+        // earlier build still finds its pages unchanged.
+        guard !collection.relationships.isEmpty else { return collection.fingerprint }
         var fingerprint = Fingerprint()
         fingerprint.combine(collection.fingerprint)
         for target in Set(collection.relationships.map(\.target)).sorted() {
