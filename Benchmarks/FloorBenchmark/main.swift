@@ -301,11 +301,10 @@ func sqliteFloor(_ records: [SourceRecord], fields: [String], path: String) thro
 /// does; returns the bytes of HTML made.
 ///
 /// The options and extensions are those of SiteRender's MarkdownRenderer for a site without `unsafe: true`
-/// (the benchmark site): smart punctuation, GitHub's `<pre lang>`, tables, strikethrough, autolinks, task
-/// lists and the tag filter.
+/// (the benchmark site): footnotes, tables, strikethrough, autolinks, task lists and the tag filter.
 func cmarkFloor(_ records: [SourceRecord], threads: Int) -> (Int, Timing) {
     cmark_gfm_core_extensions_ensure_registered()
-    let options = CMARK_OPT_GITHUB_PRE_LANG
+    let options = CMARK_OPT_FOOTNOTES
     let extensionNames = ["table", "strikethrough", "autolink", "tasklist", "tagfilter"]
     let htmlBytes = PerWorker(threads, 0)
     let parsing = NSLock()

@@ -29,9 +29,9 @@ struct CollectionLoader {
 
     func load() throws -> Outcome {
         let plans = try config.collections.map { collection in
-            let (files, unchanged, removed) = try files(of: collection)
+            let (files, unchanged, removed, missing) = try files(of: collection)
             return CollectionPlan(collection: collection, schema: Self.schema(for: collection, listings: config.listings),
-                                  files: files, unchangedFiles: unchanged, removed: removed)
+                                  files: files, unchangedFiles: unchanged, removed: removed, missing: missing)
         }
         var bytesToRead: Int64 = 0
         for plan in plans {
@@ -59,6 +59,8 @@ struct CollectionLoader {
         let unchangedFiles: [FilePlan]
         /// Sources of the last load whose files are gone: their rows go.
         let removed: [String]
+        /// Folders of its patterns that are missing, each an error: their files' rows stay.
+        let missing: [SourceError]
     }
 
     private struct FilePlan {
@@ -77,9 +79,9 @@ struct CollectionLoader {
         }
     }
 
-    /// The collection's files as found now (those to read, in the loading order, and the others), and the
-    /// sources of its last load that are gone.
-    private func files(of collection: CollectionConfig) throws -> ([FilePlan], [FilePlan], [String]) {
+    /// The collection's files as found now (those to read, in the loading order, and the others), the
+    /// sources of its last load that are gone, and the errors of its patterns' folders that are missing.
+    private func files(of collection: CollectionConfig) throws -> ([FilePlan], [FilePlan], [String], [SourceError]) {
         // Only two patterns can name one file twice; one pattern's files are distinct already.
         var present: Set<String>? = collection.sources.count > 1 ? [] : nil
         var toRead: [FilePlan] = [], unchanged: [FilePlan] = []
@@ -102,8 +104,30 @@ struct CollectionLoader {
         toRead.sort(by: FilePlan.loadingOrder)
         // The sources the store knows that are gone, by their rows; their paths are read only when there are some.
         let gone = foundRows.count == known.count ? [] : known.values.map(\.row).filter { !foundRows.contains($0) }
-        let removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone)
-        return (toRead, unchanged, removed)
+        var removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone), missing: [SourceError] = []
+        // A pattern's folder that is not there is a checkout or a mount missing, not a collection emptied
+        // on purpose (that leaves the folder): its files' rows are kept, and the build fails.
+        for folder in missingFolders(of: collection) {
+            let kept = removed.filter { $0.hasPrefix(folder + "/") }
+            guard !kept.isEmpty else { continue }
+            removed.removeAll { $0.hasPrefix(folder + "/") }
+            missing.append(SourceError(file: config.file, line: collection.sourcesMark?.line, column: collection.sourcesMark?.column,
+                reason: "collection '\(collection.name)': the folder '\(folder)' is missing; the records of its \(kept.count) "
+                    + "file\(kept.count == 1 ? "" : "s") from the last build are kept (to empty the collection, keep the folder and remove its files)"))
+        }
+        return (toRead, unchanged, removed, missing)
+    }
+
+    /// The folders the collection's patterns look in (the part before the first wildcard, or a file's
+    /// folder) that are not folders on the disk; the site's own folder is always there.
+    private func missingFolders(of collection: CollectionConfig) -> [String] {
+        collection.sources.compactMap { pattern in
+            let folder = SourceGlob(pattern: pattern).folder
+            guard !folder.isEmpty, folder != "/" else { return nil }
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: SourceGlob.location(of: folder, under: root.path), isDirectory: &isFolder)
+            return exists && isFolder.boolValue ? nil : folder
+        }
     }
 
     /// Where file `path` (relative to the site, or absolute) is. Said to be a file: else the URL asks the
@@ -169,11 +193,12 @@ struct CollectionLoader {
         // A rebuilt table (the fields changed) forgets its sources: every file is read again.
         let rebuilt = try store.prepareTable(schema)
         let problemsBefore = outcome.problems.count
+        outcome.problems += plan.missing
         try loadFiles(plan: plan, rebuilt: rebuilt, into: &outcome)
         // The load's transaction is then rolled back whole, the old table and its rows with it, and the build
         // stops before any page is rendered.
         let failed = outcome.problems[problemsBefore...]
-        if rebuilt, failed.contains(where: { holding.contains($0.file) }) {
+        if rebuilt, !plan.missing.isEmpty || failed.contains(where: { holding.contains($0.file) }) {
             throw RebuildFailed(collection: collection.name, problems: Array(failed))
         }
     }
@@ -247,7 +272,7 @@ struct CollectionLoader {
             }
         }
         try keep(&batch, into: &outcome, changes: &changes)
-        if plan.files.isEmpty && plan.unchangedFiles.isEmpty {
+        if plan.files.isEmpty && plan.unchangedFiles.isEmpty && plan.missing.isEmpty {
             outcome.warnings.append(SourceError(file: "sitegen.yml",
                 reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
         }

@@ -197,6 +197,8 @@ public struct CollectionConfig: Sendable {
 
     /// Its declaration's fingerprint: when it changes, its detail pages are rendered again.
     public var fingerprint: Int64 = 0
+    /// Where its `sources` were written, for errors about the files they name.
+    public var sourcesMark: ConfigMark?
 
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {
         self.name = try reader.identifier(name, nameNode, "a collection name")
@@ -211,7 +213,9 @@ public struct CollectionConfig: Sendable {
                     throw reader.error(value, "unknown kind '\(text)'; expected one of: csv, json, ndjson, feed, markdown")
                 }
                 kind = parsed
-            case "sources": sources = try reader.strings(value, "sources")
+            case "sources":
+                sources = try reader.strings(value, "sources")
+                sourcesMark = reader.mark(value)
             case "key": key = try reader.string(value, "key")
             case "fields":
                 for (field, fieldNode, typeNode) in try reader.mapping(value, "fields of '\(name)'") {

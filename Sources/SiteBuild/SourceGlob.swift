@@ -19,6 +19,16 @@ struct SourceGlob {
         path.hasPrefix("/") ? path : rootPath + "/" + path
     }
 
+    /// The folder the pattern looks in: its part before the first wildcard (`content/records` of
+    /// `content/records/*.csv`), or a file's folder; empty for the site's own folder.
+    var folder: String {
+        let components = pattern.split(separator: "/", omittingEmptySubsequences: false)
+        let literal = components.prefix { !$0.contains(where: { "*?[".contains($0) }) }
+        let folderParts = literal.count == components.count ? literal.dropLast() : literal[...]
+        let joined = folderParts.joined(separator: "/")
+        return pattern.hasPrefix("/") && joined.isEmpty ? "/" : joined
+    }
+
     /// Matching files relative to `root` (absolute for an absolute pattern), sorted so that loading order
     /// never depends on the file system.
     func files(under root: URL) -> [String] {

@@ -30,7 +30,10 @@ public struct MarkdownRenderer: Sendable {
     func render(_ markdown: String, idsInHTML: Bool) -> String? {
         _ = Self.registerExtensions
         // Not CMARK_OPT_SMART: GitHub keeps quotes and dashes as written (`--full` stays a flag, not an en dash).
-        var options = CMARK_OPT_GITHUB_PRE_LANG
+        // Not CMARK_OPT_GITHUB_PRE_LANG: code blocks carry `class="language-python"`, which Prism and
+        // highlight.js look for (CommonMark's form, as Hugo and Jekyll write it), not `<pre lang>`.
+        // Footnotes (`[^1]`) as GitHub renders them.
+        var options = CMARK_OPT_FOOTNOTES
         if allowsRawHTML { options |= CMARK_OPT_UNSAFE }
         guard let parser = cmark_parser_new(options) else { return "" }
         defer { cmark_parser_free(parser) }

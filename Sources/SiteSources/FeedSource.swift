@@ -25,6 +25,13 @@ public struct FeedSource: Source {
                 return
             }
             seen[item.id] = item.line
+            var item = item
+            if let link = item.link, !Self.isWebAddress(link) {
+                // Templates put the link in an `href`: a `javascript:` one would run in the reader's browser.
+                warnings.append(SourceError(file: displayName, line: item.line,
+                                            reason: "item link '\(link.prefix(80))' is not a web address; the item is kept without it"))
+                item.link = nil
+            }
             try emit(Self.record(item))
         }
         let document: FeedDocument
@@ -79,6 +86,20 @@ public struct FeedSource: Source {
             if !["item", "post"].contains(name.lowercased()) { return name }
         }
         return item.id
+    }
+
+    /// Whether `link` leads to a page: an `http`, `https` or `ftp` address, or a relative one (a
+    /// feed's own links are resolved against its base before this). Not `javascript:`, `data:`,
+    /// `vbscript:` or any other scheme a browser would run or show in place.
+    static func isWebAddress(_ link: String) -> Bool {
+        // Browsers drop tabs and newlines inside a scheme and ignore leading spaces and controls.
+        let cleaned = link.unicodeScalars.filter { $0.value > 0x20 }.map(Character.init)
+        guard let colon = cleaned.firstIndex(of: ":") else { return true }
+        let scheme = String(cleaned[..<colon])
+        // A colon after a slash, `?` or `#` is in a relative path, query or fragment, not a scheme.
+        guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+              let first = scheme.first, first.isLetter else { return true }
+        return ["http", "https", "ftp"].contains(scheme.lowercased())
     }
 
     /// Extensions of pages, which a link's last segment loses in its slug.

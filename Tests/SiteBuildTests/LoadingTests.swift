@@ -191,6 +191,42 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try build().sourcesRead, 0)
     }
 
+    /// A folder that is not there is a checkout or a mount missing: deploying an emptied site would be
+    /// the worst outcome. A folder emptied of its files is a collection emptied on purpose.
+    func testAMissingSourceFolderFailsTheBuildAndKeepsItsRowsAndAnEmptiedOneEmptiesTheCollection() throws {
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              banks:
+                kind: csv
+                sources: [data/*.csv, more/deeper/*.csv]
+                key: cert
+                fields: {cert: integer, name: text, closed: date}
+            listings:
+              home: {from: banks, sort: [-closed], path: /}
+            """)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("more/deeper"), withIntermediateDirectories: true)
+        try write("more/deeper/extra.csv", "cert,name,closed\n7,Eta,2024-07-01\n")
+        XCTAssertEqual(changes(try build()), [4, 0, 0])
+        try FileManager.default.moveItem(at: site.appendingPathComponent("more"), to: site.appendingPathComponent("elsewhere"))
+        let failed = try build()
+        XCTAssertFalse(failed.succeeded)
+        XCTAssertEqual(failed.problems.map(\.description), [
+            "sitegen.yml:5:14: collection 'banks': the folder 'more/deeper' is missing; the records of its 1 file from the last build "
+                + "are kept (to empty the collection, keep the folder and remove its files)",
+        ])
+        XCTAssertEqual(changes(failed), [0, 0, 0])
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "7;3;2;1;", "the missing folder's record is still listed")
+        try FileManager.default.moveItem(at: site.appendingPathComponent("elsewhere"), to: site.appendingPathComponent("more"))
+        let back = try build()
+        XCTAssertTrue(back.succeeded, "\(back.problems)")
+        XCTAssertEqual(changes(back), [0, 0, 0])
+        try FileManager.default.removeItem(at: site.appendingPathComponent("more/deeper/extra.csv"))
+        let emptied = try build()
+        XCTAssertTrue(emptied.succeeded, "\(emptied.problems)")
+        XCTAssertEqual(changes(emptied), [0, 0, 1])
+    }
+
     func testSourcesBesideTheSiteOrAtAnAbsolutePathLoadAndAreNamedByThatPath() throws {
         let shared = site.deletingLastPathComponent().appendingPathComponent(site.lastPathComponent + "-shared")
         addTeardownBlock { try? FileManager.default.removeItem(at: shared) }

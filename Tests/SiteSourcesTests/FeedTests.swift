@@ -98,6 +98,27 @@ final class FeedTests: XCTestCase {
             .map { FieldValue.text($0) })
     }
 
+    /// Templates put an item's link in an `href`: a feed must not make the site run its script.
+    func testAnItemLinkThatIsNotAWebAddressIsLeftOutWithAWarning() throws {
+        let rss = """
+            <rss version="2.0"><channel><title>F</title>
+            <item><guid>g1</guid><title>A</title><link>javascript:alert(document.cookie)</link></item>
+            <item><guid>g2</guid><title>B</title><link> JaVa\tScript:alert(1)</link></item>
+            <item><guid>g3</guid><title>C</title><link>data:text/html,&lt;script&gt;x&lt;/script&gt;</link></item>
+            <item><guid>g4</guid><title>D</title><link>https://e.com/d</link></item>
+            <item><guid>g5</guid><title>E</title><link>/local/e:1</link></item>
+            </channel></rss>
+            """
+        let result = try FeedSource(url: URL(fileURLWithPath: "/dev/null"), displayName: "f.xml").read(Data(rss.utf8))
+        XCTAssertEqual(result.records.map { $0.fields["link"] },
+                       [.null, .null, .null, .text("https://e.com/d"), .text("/local/e:1")])
+        XCTAssertEqual(result.warnings.map(\.description), [
+            "f.xml:2: item link 'javascript:alert(document.cookie)' is not a web address; the item is kept without it",
+            "f.xml:3: item link 'JaVa\tScript:alert(1)' is not a web address; the item is kept without it",
+            "f.xml:4: item link 'data:text/html,<script>x</script>' is not a web address; the item is kept without it",
+        ])
+    }
+
     func testAnUndeclaredNamespacePrefixIsAWarningAndItsElementsAreNotTheItemsOwn() throws {
         let rss = """
             <rss version="2.0"><channel><title>t</title>
