@@ -74,6 +74,13 @@ struct CompiledRequest: Sendable {
         return sql
     }
 
+    /// How many distinct values of the table's `column` the matching rows have (a taxonomy's records).
+    func distinctCountQuery(of column: String) -> String {
+        var sql = "SELECT COUNT(DISTINCT \(quoteIdentifier(request.table)).\(Self.quoteColumn(column))) \(fromClause)"
+        if let filter = request.filter { sql += " WHERE (\(filter))" }
+        return sql
+    }
+
     /// The same for just the rows with `count` given ids (bound after the filter's arguments).
     func keysQuery(forIDs count: Int) -> String {
         let list = Array(repeating: "?", count: count).joined(separator: ",")

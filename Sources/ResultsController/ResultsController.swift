@@ -76,6 +76,12 @@ public final class ResultsController {
         _ = try database.makeStatement(compiled.keysQuery)
     }
 
+    /// How many distinct values of `column` the fetched rows have: the records a taxonomy's rows (one per
+    /// record and item) list.
+    public func distinctCount(of column: String) throws -> Int {
+        Int(try database.fetchValue(compiled.distinctCountQuery(of: column), request.arguments)?.int64Value ?? 0)
+    }
+
     /// Runs the one query for the ordered ids and sort keys (no row bodies) and builds the sections.
     /// With a `cacheName`, a snapshot cached for the same request, schema and data generation is restored instead.
     public func performFetch() throws {

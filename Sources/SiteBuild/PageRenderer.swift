@@ -155,7 +155,9 @@ struct PageRenderer {
         }
         // The index shows every section's name, title and count (and, in Markdown, the records per year).
         var data = Fingerprint()
-        data.combine(controller.fetchedIDs.count)
+        // A taxonomy's rows are a record's items: the index counts each record once.
+        let recordCount = listing.taxonomy == nil ? controller.fetchedIDs.count : try controller.distinctCount(of: "record_id")
+        data.combine(recordCount)
         for section in sections {
             for key in ["name", "title", "indexTitle", "url"] { data.combine(section[key] as! String) }
             data.combine(section["count"] as! Int)
@@ -175,12 +177,12 @@ struct PageRenderer {
         let context: [String: Any] = [
             "site": site, "nav": navigation, "pageTitle": listing.title,
             "listing": ["name": listing.name, "title": listing.title],
-            "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": controller.fetchedIDs.count,
+            "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": recordCount,
             "chart": chart.svg(),
         ]
         try write(listing.indexTemplate, path: indexPath) { context }
         if listing.writesMarkdown {
-            var report = "# \(MarkdownReport.cell(listing.title))\n\n\(controller.fetchedIDs.count) records in \(sections.count) sections.\n\n"
+            var report = "# \(MarkdownReport.cell(listing.title))\n\n\(recordCount) records in \(sections.count) sections.\n\n"
             report += "## Records per section\n\n" + MarkdownReport.table(
                 headers: ["Section", "Records"], rightAligned: [1],
                 rows: sections.map { [MarkdownReport.link($0["title"] as! String, reportLink(($0["url"] as! String) + "index.md")), "\($0["count"] as! Int)"] })
