@@ -273,7 +273,7 @@ struct CollectionLoader {
         }
         try keep(&batch, into: &outcome, changes: &changes)
         if plan.files.isEmpty && plan.unchangedFiles.isEmpty && plan.missing.isEmpty {
-            outcome.warnings.append(SourceError(file: "sitegen.yml",
+            outcome.warnings.append(SourceError(file: config.file, line: collection.sourcesMark?.line, column: collection.sourcesMark?.column,
                 reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
         }
         changes.merge(try store.deleteRows(ofSources: plan.removed, in: schema))

@@ -192,16 +192,36 @@ extension XMLCleaner {
             else { continue }
             declared[String(name)] = String(value[value.index(after: value.startIndex)..<end])
         }
-        // References to other declared entities, replaced three levels deep and to 64 KiB at most per value.
-        var expanded = declared
-        for _ in 0..<3 {
-            for (name, value) in expanded where value.contains("&") {
-                var result = value
-                for (other, replacement) in expanded where other != name { result = result.replacingOccurrences(of: "&\(other);", with: replacement) }
-                if result.utf8.count <= 64 << 10 { expanded[name] = result }
+        // References to other declared entities, replaced three levels deep and to 64 KiB at most per value;
+        // a value that would grow past that keeps its references. Built a byte at a time, each value once,
+        // with the bound checked as it grows: replacing whole strings level by level made nested
+        // declarations, never used, take minutes and gigabytes.
+        let values = declared.mapValues { Array($0.utf8) }
+        var memo: [String: [UInt8]] = [:]
+        func expanded(_ name: String, depth: Int) -> [UInt8] {
+            let value = values[name]!
+            guard depth < 3, value.contains(UInt8(ascii: "&")) else { return value }
+            if depth == 0, let known = memo[name] { return known }
+            var result: [UInt8] = []
+            var index = 0
+            while index < value.count {
+                if value[index] == UInt8(ascii: "&"), let semicolon = value[index...].prefix(longestName + 2).firstIndex(of: UInt8(ascii: ";")) {
+                    let other = String(decoding: value[(index + 1)..<semicolon], as: UTF8.self)
+                    if other != name, values[other] != nil {
+                        result += expanded(other, depth: depth + 1)
+                        index = semicolon + 1
+                        if result.count > 64 << 10 { return value }
+                        continue
+                    }
+                }
+                result.append(value[index])
+                index += 1
+                if result.count > 64 << 10 { return value }
             }
+            if depth == 0 { memo[name] = result }
+            return result
         }
-        return expanded.mapValues { Array($0.utf8) }
+        return Dictionary(uniqueKeysWithValues: values.keys.map { ($0, expanded($0, depth: 0)) })
     }
 }
 

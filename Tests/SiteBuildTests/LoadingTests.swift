@@ -225,6 +225,10 @@ final class LoadingTests: XCTestCase {
         let emptied = try build()
         XCTAssertTrue(emptied.succeeded, "\(emptied.problems)")
         XCTAssertEqual(changes(emptied), [0, 0, 1])
+        try FileManager.default.removeItem(at: site.appendingPathComponent("data/banks.csv"))
+        let none = try build()
+        XCTAssertEqual(none.warnings.map(\.description).filter { $0.contains("no file matches") },
+                       ["sitegen.yml:5:14: collection 'banks': no file matches data/*.csv, more/deeper/*.csv"])
     }
 
     func testSourcesBesideTheSiteOrAtAnAbsolutePathLoadAndAreNamedByThatPath() throws {

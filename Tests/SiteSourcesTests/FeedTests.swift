@@ -1,5 +1,5 @@
 import Foundation
-import SiteSources
+@testable import SiteSources
 import XCTest
 
 final class FeedTests: XCTestCase {
@@ -189,6 +189,25 @@ final class FeedTests: XCTestCase {
         try rss.write(to: file, atomically: true, encoding: .utf8)
         XCTAssertEqual(try FeedSource(url: file, displayName: "d.xml").read().records.first?.fields["title"], .text("Results from Example Corp today"),
                        "read as a stream too")
+    }
+
+    /// Nine declarations of ten references each name 7.2 GB of text: none is used, and a feed from a
+    /// stranger must not take the build's memory and minutes. A used one stops at the bound, as it is.
+    func testNestedDeclarationsAreExpandedWithinABoundAndDoNotStopTheBuild() throws {
+        var declarations = "<!ENTITY a \"\(String(repeating: "a", count: 72))\">\n"
+        for (previous, next) in zip("abcdefgh", "bcdefghi") {
+            declarations += "<!ENTITY \(next) \"\(String(repeating: "&\(previous);", count: 10))\">\n"
+        }
+        let rss = "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [\n\(declarations)]>\n<rss version=\"2.0\"><channel><title>F &c;</title>"
+            + "<item><title>plain &d;</title><link>https://f.example.org/1</link><guid>g1</guid></item></channel></rss>\n"
+        let entities = XMLCleaner.internalEntities(in: Array(rss.utf8))
+        XCTAssertEqual(entities["c"]?.count, 7_200, "two levels: a hundred a's of 72")
+        XCTAssertEqual(entities["d"].map { String(decoding: $0, as: UTF8.self) }, String(repeating: "&c;", count: 10),
+                       "72,000 bytes, past 64 KiB: the value keeps its references")
+        XCTAssertLessThanOrEqual(entities.values.map(\.count).max() ?? 0, 64 << 10)
+        let feed = try FeedParser(file: "n.xml").parse(Data(rss.utf8))
+        XCTAssertEqual(feed.title, "F " + String(repeating: "a", count: 7_200))
+        XCTAssertEqual(feed.items.map(\.id), ["g1"])
     }
 
     func testADocumentThatIsNotAFeedSaysSo() {
