@@ -44,7 +44,8 @@ public final class Statement {
             case .text(let text):
                 // Not the implicit String-to-pointer conversion: for a string of up to 15 bytes (a key, a date,
                 // a state, a tag) that allocates a copy; `withCString` lends those from the stack.
-                code = text.withCString { sqlite3_bind_text(handle, index, $0, -1, SQLITE_TRANSIENT) }
+                // With its length, not up to the first NUL: a NUL inside a value must not cut the rest off.
+                code = text.withCString { sqlite3_bind_text(handle, index, $0, Int32(text.utf8.count), SQLITE_TRANSIENT) }
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
@@ -97,7 +98,7 @@ public final class Statement {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, column)))
+        case SQLITE_TEXT: return .text(text(at: column))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let base = sqlite3_column_blob(handle, column) else { return .blob([]) }
@@ -144,8 +145,13 @@ public final class Statement {
 
     /// Column `index` of the current row as text, `nil` when NULL.
     public func string(at index: Int) -> String? {
-        guard let text = sqlite3_column_text(handle, Int32(index)) else { return nil }
-        return String(cString: text)
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL ? nil : text(at: Int32(index))
+    }
+
+    /// The text of `column`, all its bytes (a NUL inside it included, which a C string would end at).
+    private func text(at column: Int32) -> String {
+        guard let base = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
     private func error(_ code: Int32) -> SQLiteError {

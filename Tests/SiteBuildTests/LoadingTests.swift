@@ -298,6 +298,17 @@ final class LoadingTests: XCTestCase {
         XCTAssertFalse(try build().succeeded, "a failed source is read again, and fails again, though unchanged")
     }
 
+    func testATextWithANULInsideKeepsEveryCharacterAfterIt() throws {
+        try write("data/people.ndjson", "{\"id\": \"p1\", \"name\": \"A\\u0000B tail\"}\n")
+        try write("data/banks.csv", "cert,name,closed\n1,Nul\u{0}here,2024-01-01\n")
+        XCTAssertTrue(try build().succeeded)
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        XCTAssertEqual(try store.database.fetchValue("SELECT name FROM people")?.stringValue, "A\u{0}B tail")
+        XCTAssertEqual(try store.database.fetchValue("SELECT length(CAST(name AS BLOB)) FROM people")?.int64Value, 8, "stored whole, not read back to the NUL only")
+        XCTAssertEqual(try store.database.fetchValue("SELECT name FROM banks")?.stringValue, "Nul\u{0}here")
+        XCTAssertEqual(changes(try build()), [0, 0, 0], "and read back as stored: the row is unchanged")
+    }
+
     func testRecordsThatTieAreListedInTheOrderOfANumberKeysNumbers() throws {
         try write("data/banks.csv", "cert,name,closed\n1,A,2024-01-01\n10,B,2024-01-01\n2,C,2024-01-01\n9,D,2024-01-01\n")
         XCTAssertTrue(try build().succeeded)
