@@ -268,7 +268,10 @@ final class ListItemWriter {
                 }
             }
             guard let items = lists[table.column], !items.isEmpty else { continue }
-            for (position, value) in items.enumerated() {
+            // A record is under an item once (`tags: x; x` lists it once under x, and its feeds once), at
+            // the item's first place.
+            var seen = Set<String>()
+            for (position, value) in items.enumerated() where items.count == 1 || seen.insert(value).inserted {
                 let itemID = table.ids.next()
                 try table.insert.execute([.integer(itemID), .integer(id), .integer(Int64(position)), .text(value)])
                 changes[table.name, default: .init()].inserted.insert(itemID)

@@ -736,6 +736,11 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("tags/audits/index.html"), "audits(2):Beta 1/2", "newest first, one a page")
         XCTAssertEqual(try page("tags/audits/page/2/index.html"), "audits(2):Alpha 2/2")
         XCTAssertEqual(try page("tags/loans/index.html"), "loans(1):Alpha 1/1", "Alpha is under both of its tags")
+        // A tag given twice lists its record once.
+        try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,loans; audits; loans\n2,Beta,2024-02-01,audits\n3,Gamma,2024-03-01,audits; loans\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try page("tags/loans/index.html"), "loans(1):Alpha 1/1")
+        XCTAssertEqual(try page("tags/index.html"), "2 records: A[audits=2;]L[loans=1;]")
         // The same sections, counts and items, spread over one record more: the index says so.
         try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,loans\n2,Beta,2024-02-01,audits\n3,Gamma,2024-03-01,audits; loans\n4,Delta,2024-04-01,audits\n")
         XCTAssertTrue(try build().succeeded)
