@@ -521,12 +521,17 @@ struct PageRenderer {
             var html: String?
             if let detail = collection.detail, let field = detail.bodyField, let text = row[field]?.stringValue {
                 html = body.html(text, format: detail.bodyFormat)
+                // A reader resolves a relative link against the feed, not the page it was written for.
+                if let page = link.flatMap(URL.init(string:)), let relative = html { html = HTMLLinks.resolving(relative, against: page) }
             }
+            // A feed's summaries are HTML; the feeds written carry a summary as text (Atom's and JSON Feed's
+            // `summary` are plain text), so readers do not show its tags.
+            let summary = hasField("summary") ? row["summary"]?.stringValue.map { collection.kind == .feed ? FeedParser.plainText(ofHTML: $0) : $0 } : nil
             return FeedContent.Entry(
                 id: link ?? listingURL + "#" + (key.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? key),
                 title: presenter.title(row), link: link ?? listingURL, date: date,
                 author: hasField("author") ? row["author"]?.stringValue : nil,
-                summary: hasField("summary") ? row["summary"]?.stringValue : nil, contentHTML: html)
+                summary: summary, contentHTML: html)
         }
         var content = FeedContent(title: title, siteTitle: config.title, link: listingURL, entries: entries)
         for format in listing.feeds {

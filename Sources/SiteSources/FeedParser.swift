@@ -110,6 +110,9 @@ public struct FeedParser {
 }
 
 extension FeedParser {
+    /// The text an HTML fragment of a feed shows: tags dropped, character references decoded.
+    public static func plainText(ofHTML html: String) -> String { FeedParserDelegate.plainText(ofHTML: html) }
+
     /// A reader's explanation of the XML parser's error code (its own message is only the code).
     ///
     /// The codes are libxml2's `xmlParserErrors`, which FoundationXML passes through on Linux; its own

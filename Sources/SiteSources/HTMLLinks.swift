@@ -3,13 +3,13 @@ import Foundation
 /// Makes the links of a feed's HTML absolute: content republished on another site keeps pointing where its
 /// author meant (`<img src="pic.png">` in an item of `https://e.com/2024/post.html` is
 /// `https://e.com/2024/pic.png`), as feed readers make them.
-enum HTMLLinks {
+public enum HTMLLinks {
     /// The attributes that hold a URL a reader follows or loads.
     private static let urlAttributes: Set<String> = ["href", "src", "poster", "cite", "action", "background"]
 
     /// `html` with every relative URL of a link attribute (`href`, `src`…) resolved against `base`; the rest
     /// of the text, fragments (`#top`) and URLs with a scheme are left as they are.
-    static func resolving(_ html: String, against base: URL) -> String {
+    public static func resolving(_ html: String, against base: URL) -> String {
         guard html.contains("=") else { return html }
         let bytes = Array(html.utf8)
         var output: [UInt8] = []

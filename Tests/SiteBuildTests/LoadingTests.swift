@@ -309,6 +309,47 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(changes(try build()), [0, 0, 0], "and read back as stored: the row is unchanged")
     }
 
+    /// Feeds written are read elsewhere: a summary a feed gave as HTML goes out as the text it shows, and a
+    /// relative link in a body leads where it led on its page, not where the reader's feed is.
+    func testWrittenFeedsCarrySummariesAsTextAndBodiesWithAbsoluteLinks() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("posts"), withIntermediateDirectories: true)
+        try write("sitegen.yml", """
+            title: Test
+            baseURL: https://example.org/blog/
+            collections:
+              news:
+                kind: feed
+                sources: data/*.xml
+                detail: {path: "/news/{slug}/"}
+              posts:
+                kind: markdown
+                sources: posts/*.md
+                fields: {date: date}
+                detail: {path: "/posts/{slug}/"}
+            listings:
+              home: {from: news, sort: [-published], path: /, feeds: [atom, json]}
+              blog: {from: posts, sort: [-date], path: /blog/, feeds: [atom]}
+            """)
+        try write("data/news.xml", """
+            <rss version="2.0"><channel><title>N</title><link>https://f.example.org/</link>
+            <item><guid>g1</guid><title>One</title><link>https://f.example.org/one</link><description>&lt;p&gt;Hello &lt;b&gt;bold&lt;/b&gt; &amp;amp; more&lt;/p&gt;</description></item>
+            </channel></rss>
+            """)
+        try write("posts/hello.md", "---\ntitle: Hello\ndate: 2024-01-05\n---\nSee [other](../other/) and ![c](chart.png) and [top](#top).\n")
+        try "{{title}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func file(_ path: String) throws -> String { try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8) }
+        let home = try file("atom.xml")
+        XCTAssertTrue(home.contains("<summary>Hello bold &amp; more</summary>"), home)
+        let json = try file("feed.json")
+        XCTAssertTrue(json.contains(#""summary": "Hello bold & more""#), json)
+        let atom = try file("blog/atom.xml")
+        XCTAssertTrue(atom.contains("href=&quot;https://example.org/blog/posts/other/&quot;"), atom)
+        XCTAssertTrue(atom.contains("src=&quot;https://example.org/blog/posts/hello/chart.png&quot;"), atom)
+        XCTAssertTrue(atom.contains("href=&quot;#top&quot;"), atom)
+    }
+
     func testRecordsThatTieAreListedInTheOrderOfANumberKeysNumbers() throws {
         try write("data/banks.csv", "cert,name,closed\n1,A,2024-01-01\n10,B,2024-01-01\n2,C,2024-01-01\n9,D,2024-01-01\n")
         XCTAssertTrue(try build().succeeded)
