@@ -54,12 +54,15 @@ final class PartialReference: Sendable {
     let indentation: String?
     /// The blocks a `{{< parent}}` tag overrides; `nil` for `{{> partial}}`.
     let overrides: [String: [TemplateNode]]?
+    /// Where the tag is.
+    let location: SourceLocation
 
-    init(name: String, dynamicName: TagName?, indentation: String?, overrides: [String: [TemplateNode]]?) {
+    init(name: String, dynamicName: TagName?, indentation: String?, overrides: [String: [TemplateNode]]?, location: SourceLocation) {
         self.name = name
         self.dynamicName = dynamicName
         self.indentation = indentation
         self.overrides = overrides
+        self.location = location
     }
 }
 

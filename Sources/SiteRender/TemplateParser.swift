@@ -273,7 +273,7 @@ struct TemplateParser {
     private func partialReference(_ name: String, dynamic: Bool, indentation: String?, overrides: [String: [TemplateNode]]?,
                                   at location: SourceLocation) -> PartialReference {
         PartialReference(name: name, dynamicName: dynamic ? TagName(name: name, transforms: [], location: location) : nil,
-                         indentation: indentation, overrides: overrides)
+                         indentation: indentation, overrides: overrides, location: location)
     }
 
     private func closingReason(name: String, transforms: [String], state: State) -> String {

@@ -43,6 +43,15 @@ struct TemplateRenderer {
     /// Names that no scope had, with where each was first used.
     private(set) var unknownNames: [String: SourceLocation] = [:]
 
+    /// How deep partials and layouts may nest. Mustache lets a partial include itself so long as its data
+    /// ends the recursion (a tree's `{{>node}}` inside `{{#children}}`), so no cycle is refused outright
+    /// (`TemplateSet` refuses only one that no data can end); data that never ends it, or a tree deeper
+    /// than any page shows, is an error at the tag rather than a stack overflow. 100, as other engines allow.
+    static let nestingLimit = 100
+    private var nesting = 0
+    /// The partial or layout tag at which nesting went past `nestingLimit`; nothing renders after it.
+    private(set) var runaway: (name: String, location: SourceLocation)?
+
     /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames` is given.
     init(templates: [String: [TemplateNode]], knownNames: Set<String>?, preferring preferredTemplate: String) {
         self.templates = templates
@@ -149,12 +158,17 @@ struct TemplateRenderer {
     }
 
     private mutating func renderPartial(_ reference: PartialReference, _ frame: Frame) {
+        guard runaway == nil else { return }
         var name = reference.name
         if let dynamicName = reference.dynamicName {
             guard case .string(let chosen)? = lookUp(dynamicName, frame.position) else { return }
             name = chosen
         }
         guard let nodes = templates[name] else { return }
+        guard nesting < Self.nestingLimit else {
+            runaway = (name, reference.location)
+            return
+        }
         var inner = Frame()
         inner.indentation = reference.indentation.map { frame.indentation + $0 } ?? frame.indentation
         if let overrides = reference.overrides {
@@ -162,7 +176,9 @@ struct TemplateRenderer {
         } else {
             inner.overrides = frame.overrides
         }
+        nesting += 1
         render(nodes, inner)
+        nesting -= 1
     }
 
     // MARK: Names

@@ -72,6 +72,37 @@ public struct TemplateSet: Sendable {
             throw .missingPartial(name: target, file: sources[location.template]!.file, line: location.line, column: location.column,
                                   available: names)
         }
+        try checkEndlessInclusion()
+    }
+
+    /// Throws for the first template (by name) that includes itself, directly or through others, by tags
+    /// outside any section or block: no page's data could end that recursion, so it is refused when the
+    /// templates load rather than found on the first page. Inclusion inside a section may end (a tree
+    /// partial inside `{{#children}}`); the renderer's nesting limit catches it if it does not.
+    private func checkEndlessInclusion() throws(TemplateError) {
+        var always: [String: [PartialReference]] = [:]
+        for (name, nodes) in templates {
+            always[name] = nodes.compactMap { node in
+                guard case .partial(let reference) = node, reference.dynamicName == nil else { return nil }
+                return reference
+            }
+        }
+        for start in names {
+            // Depth first along the tags that always render, with the path that got here.
+            var pending: [(name: String, path: [PartialReference])] = [(start, [])]
+            var seen: Set<String> = []
+            while let (name, path) = pending.popLast() {
+                for reference in (always[name] ?? []).reversed() {
+                    let route = path + [reference]
+                    if reference.name == start {
+                        let first = route[0].location
+                        throw .endlessInclusion(name: start, through: route.map(\.name), file: sources[start]?.file ?? start,
+                                                line: first.line, column: first.column)
+                    }
+                    if seen.insert(reference.name).inserted { pending.append((reference.name, route)) }
+                }
+            }
+        }
     }
 
     /// The template `name` and every partial and layout it uses, directly or through others, as
@@ -155,6 +186,7 @@ public struct TemplateSet: Sendable {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
         var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, preferring: name)
         let output = renderer.render(template, root: .root(context))
+        try throwIfRunaway(renderer)
         // The first unknown name in order, where the page's own template uses it if it does, else where it was first used.
         if let (unknown, location) = renderer.unknownNames.min(by: { $0.key < $1.key }) {
             throw .unknownVariable(name: unknown, file: sources[location.template]?.file ?? location.template,
@@ -176,7 +208,15 @@ public struct TemplateSet: Sendable {
     public func render(_ name: String, context: [String: Any]) throws(TemplateError) -> String {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
         var renderer = TemplateRenderer(templates: templates, knownNames: nil, preferring: name)
-        return renderer.render(template, root: .dictionary(context))
+        let output = renderer.render(template, root: .dictionary(context))
+        try throwIfRunaway(renderer)
+        return output
+    }
+
+    private func throwIfRunaway(_ renderer: TemplateRenderer) throws(TemplateError) {
+        guard let (name, location) = renderer.runaway else { return }
+        throw .nestedTooDeep(name: name, limit: TemplateRenderer.nestingLimit, file: sources[location.template]?.file ?? location.template,
+                             line: location.line, column: location.column)
     }
 }
 
@@ -196,6 +236,11 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
     case missingPartial(name: String, file: String, line: Int, column: Int, available: [String])
     /// A tag applies a transform (`name(value)`) that sitegen does not have.
     case unknownTransform(name: String, file: String, line: Int, column: Int, known: [String])
+    /// A template includes itself (`through` the templates named, ending with itself) outside any section,
+    /// so that nothing could end it; the tag is the first on the way.
+    case endlessInclusion(name: String, through: [String], file: String, line: Int, column: Int)
+    /// Partials and layouts nested `limit` deep while rendering a page: a template including itself whose data did not end it.
+    case nestedTooDeep(name: String, limit: Int, file: String, line: Int, column: Int)
 
     /// The error as one line naming the file, line and column at fault, and what to do.
     public var description: String {
@@ -214,6 +259,13 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
             return "\(file):\(line):\(column): '\(name)' is not a field or a value this page has; check its spelling"
         case .unknownTransform(let name, let file, let line, let column, let known):
             return "\(file):\(line):\(column): '\(name)(…)' is not a helper or transform; they are: \(known.joined(separator: ", "))"
+        case .endlessInclusion(let name, let through, let file, let line, let column):
+            let route = through.count == 1 ? "" : " (through \(through.dropLast().map { "'\($0)'" }.joined(separator: ", ")))"
+            return "\(file):\(line):\(column): template '\(name)' includes itself\(route) outside any section, so it would never end; "
+                + "include another template, or put the tag inside a section that the data ends"
+        case .nestedTooDeep(let name, let limit, let file, let line, let column):
+            return "\(file):\(line):\(column): including '\(name)' here nests templates more than \(limit) deep; "
+                + "a template that includes itself must be inside a section that the page's data ends"
         }
     }
 }

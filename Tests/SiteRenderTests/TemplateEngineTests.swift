@@ -207,6 +207,48 @@ final class TemplateEngineTests: XCTestCase {
         }
     }
 
+    private func loadingError(_ texts: [String: String]) -> TemplateError? {
+        do {
+            _ = try templates(texts)
+            return nil
+        } catch {
+            return error as? TemplateError
+        }
+    }
+
+    func testATemplateThatAlwaysIncludesItselfIsAnErrorWhenTheTemplatesLoad() throws {
+        // These overflowed the stack on the first page rendered.
+        XCTAssertEqual(loadingError(["page": "{{<page}}{{/page}}\n"]),
+                       .endlessInclusion(name: "page", through: ["page"], file: "page.mustache", line: 1, column: 1))
+        XCTAssertEqual(loadingError(["page": "<p>\n  {{> page}}\n</p>"]),
+                       .endlessInclusion(name: "page", through: ["page"], file: "page.mustache", line: 2, column: 3))
+        let mutual = try XCTUnwrap(loadingError(["a": "<p>{{title}}</p>\n{{> b}}", "b": "{{$x}}{{/x}}{{>a}}", "page": "{{>a}}"]))
+        XCTAssertEqual(mutual, .endlessInclusion(name: "a", through: ["b", "a"], file: "a.mustache", line: 2, column: 1))
+        XCTAssertEqual(mutual.description, "a.mustache:2:1: template 'a' includes itself (through 'b') outside any section, so it would "
+                       + "never end; include another template, or put the tag inside a section that the data ends")
+        XCTAssertNil(loadingError(["node": "{{name}}{{#children}}({{>node}}){{/children}}", "page": "{{$b}}{{>page}}{{/b}}"]),
+                     "inside a section or a block, the data or an override may end it")
+    }
+
+    func testATemplateIncludingItselfRendersAsDeepAsItsDataGoesAndIsAnErrorPastTheLimit() throws {
+        let templates = try templates(["node": "{{name}}{{#children}}({{>node}}){{/children}}", "page": "<p>\n{{#on}}.{{>page}}{{/on}}"])
+        // A leaf needs its empty list: without it, `children` is looked up in the node around it.
+        func tree(_ depth: Int) -> [String: Any] {
+            let leaf: [String: Any] = ["name": "x", "children": [Any]()]
+            return depth == 0 ? leaf : ["name": "n\(depth)", "children": [tree(depth - 1), leaf]]
+        }
+        XCTAssertEqual(try templates.render("node", context: tree(2)), "n2(n1(x)(x))(x)")
+        XCTAssertTrue(try templates.render("node", context: tree(TemplateRenderer.nestingLimit), knownNames: []).hasPrefix("n100(n99("))
+        XCTAssertThrowsError(try templates.render("node", context: tree(TemplateRenderer.nestingLimit + 1), knownNames: [])) { error in
+            XCTAssertEqual(error as? TemplateError, .nestedTooDeep(name: "node", limit: 100, file: "node.mustache", line: 1, column: 23))
+        }
+        // `on` is found in the page's context at every level, so nothing ends this one.
+        XCTAssertThrowsError(try templates.render("page", context: ["on": true])) { error in
+            XCTAssertEqual((error as? TemplateError)?.description, "page.mustache:2:9: including 'page' here nests templates more than 100 deep; "
+                           + "a template that includes itself must be inside a section that the page's data ends")
+        }
+    }
+
     func testAnUnknownNameInAPartialIsReportedWhereThePartialUsesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
