@@ -54,14 +54,18 @@ final class PartialReference: Sendable {
     let indentation: String?
     /// The blocks a `{{< parent}}` tag overrides; `nil` for `{{> partial}}`.
     let overrides: [String: [TemplateNode]]?
+    /// Where each override's `{{$name}}` tag is, to say where a block the layout lacks is named.
+    let overrideLocations: [String: SourceLocation]
     /// Where the tag is.
     let location: SourceLocation
 
-    init(name: String, dynamicName: TagName?, indentation: String?, overrides: [String: [TemplateNode]]?, location: SourceLocation) {
+    init(name: String, dynamicName: TagName?, indentation: String?, overrides: [String: [TemplateNode]]?,
+         overrideLocations: [String: SourceLocation] = [:], location: SourceLocation) {
         self.name = name
         self.dynamicName = dynamicName
         self.indentation = indentation
         self.overrides = overrides
+        self.overrideLocations = overrideLocations
         self.location = location
     }
 }

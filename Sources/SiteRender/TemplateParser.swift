@@ -66,6 +66,7 @@ struct TemplateParser {
         var nodes: [TemplateNode] = []
         var offsets: [Int] = []
         var blocks: [String: [TemplateNode]] = [:]
+        var blockLocations: [String: SourceLocation] = [:]
 
         mutating func append(_ node: TemplateNode, at offset: Int) {
             nodes.append(node)
@@ -218,8 +219,8 @@ struct TemplateParser {
                     throw error("only blocks ({{$name}}…{{/name}}) may stand inside {{<\(written)}}…{{/\(written)}}", at: offset)
                 }
                 let name = dynamic ? String(written.dropFirst()) : written
-                let reference = partialReference(name, dynamic: dynamic, indentation: blanksBefore,
-                                                 overrides: parentBody.blocks, at: tagLocation)
+                let reference = partialReference(name, dynamic: dynamic, indentation: blanksBefore, overrides: parentBody.blocks,
+                                                 overrideLocations: parentBody.blockLocations, at: tagLocation)
                 blanksBefore = ""
                 body.append(.partial(reference), at: tagOffset)
 
@@ -231,6 +232,7 @@ struct TemplateParser {
                     standalone = isStandalone(state)
                     let block = try parseBody(state.enteringSection(name, transforms: [], at: tagOffset, standalone: standalone))
                     body.blocks[name] = block.nodes
+                    body.blockLocations[name] = tagLocation
                 } else {
                     flushBlanks(&body)
                     standalone = isStandalone(state)
@@ -271,9 +273,9 @@ struct TemplateParser {
     }
 
     private func partialReference(_ name: String, dynamic: Bool, indentation: String?, overrides: [String: [TemplateNode]]?,
-                                  at location: SourceLocation) -> PartialReference {
+                                  overrideLocations: [String: SourceLocation] = [:], at location: SourceLocation) -> PartialReference {
         PartialReference(name: name, dynamicName: dynamic ? TagName(name: name, transforms: [], location: location) : nil,
-                         indentation: indentation, overrides: overrides, location: location)
+                         indentation: indentation, overrides: overrides, overrideLocations: overrideLocations, location: location)
     }
 
     private func closingReason(name: String, transforms: [String], state: State) -> String {

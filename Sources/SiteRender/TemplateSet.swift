@@ -73,6 +73,7 @@ public struct TemplateSet: Sendable {
                                   available: names)
         }
         try checkEndlessInclusion()
+        try checkOverriddenBlocks()
     }
 
     /// Throws for the first template (by name) that includes itself, directly or through others, by tags
@@ -103,6 +104,61 @@ public struct TemplateSet: Sendable {
                 }
             }
         }
+    }
+
+    /// Calls `body` with every node of `nodes` and every node inside them: in sections, blocks' defaults
+    /// and a parent tag's overrides.
+    private static func forEachNode(in nodes: [TemplateNode], _ body: (TemplateNode) -> Void) {
+        for node in nodes {
+            body(node)
+            switch node {
+            case .text, .variable, .contentType: break
+            case .section(let section): forEachNode(in: section.body, body)
+            case .partial(let reference):
+                for name in (reference.overrides ?? [:]).keys.sorted() { forEachNode(in: reference.overrides![name]!, body) }
+            case .block(let block): forEachNode(in: block.body, body)
+            }
+        }
+    }
+
+    /// Throws for the first block (by template, line and column) that a page overrides in `{{<layout}}…`
+    /// but that neither the layout nor any template it uses declares: a misspelt name would publish the
+    /// layout's default in its place. A layout that includes a template by a field's value
+    /// (`{{>*field}}`) may declare any block through it, so blocks are not checked against it.
+    private func checkOverriddenBlocks() throws(TemplateError) {
+        var unknown: [(block: String, layout: String, location: SourceLocation)] = []
+        for name in names {
+            Self.forEachNode(in: templates[name] ?? []) { node in
+                guard case .partial(let reference) = node, reference.dynamicName == nil, let overrides = reference.overrides,
+                    !overrides.isEmpty, var declared = blocks(declaredBy: reference.name)
+                else { return }
+                // A block inside the page's own overrides renders in the layout, so it takes the page's overrides too.
+                for body in overrides.values { declared.formUnion(Self.blockNames(in: body)) }
+                for block in overrides.keys where !declared.contains(block) {
+                    unknown.append((block, reference.name, reference.overrideLocations[block] ?? reference.location))
+                }
+            }
+        }
+        guard let first = unknown.min(by: { ($0.location.template, $0.location.line, $0.location.column)
+                                            < ($1.location.template, $1.location.line, $1.location.column) })
+        else { return }
+        throw .unknownBlock(name: first.block, layout: first.layout, file: sources[first.location.template]?.file ?? first.location.template,
+                            line: first.location.line, column: first.location.column,
+                            available: (blocks(declaredBy: first.layout) ?? []).sorted())
+    }
+
+    /// The blocks the template `layout` and every template it uses declare; `nil` when one of them
+    /// includes a template named by a field, which could declare any.
+    func blocks(declaredBy layout: String) -> Set<String>? {
+        let reachable = used(by: layout)
+        guard !reachable.contains(where: { $0.hasPrefix("*") }) else { return nil }
+        return reachable.reduce(into: []) { $0.formUnion(Self.blockNames(in: templates[$1] ?? [])) }
+    }
+
+    private static func blockNames(in nodes: [TemplateNode]) -> Set<String> {
+        var names: Set<String> = []
+        forEachNode(in: nodes) { if case .block(let block) = $0 { names.insert(block.name) } }
+        return names
     }
 
     /// The template `name` and every partial and layout it uses, directly or through others, as
@@ -239,6 +295,8 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
     /// A template includes itself (`through` the templates named, ending with itself) outside any section,
     /// so that nothing could end it; the tag is the first on the way.
     case endlessInclusion(name: String, through: [String], file: String, line: Int, column: Int)
+    /// A page overrides a block (`{{$name}}` inside `{{<layout}}…`) that the layout and the templates it uses do not declare.
+    case unknownBlock(name: String, layout: String, file: String, line: Int, column: Int, available: [String])
     /// Partials and layouts nested `limit` deep while rendering a page: a template including itself whose data did not end it.
     case nestedTooDeep(name: String, limit: Int, file: String, line: Int, column: Int)
 
@@ -263,6 +321,9 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
             let route = through.count == 1 ? "" : " (through \(through.dropLast().map { "'\($0)'" }.joined(separator: ", ")))"
             return "\(file):\(line):\(column): template '\(name)' includes itself\(route) outside any section, so it would never end; "
                 + "include another template, or put the tag inside a section that the data ends"
+        case .unknownBlock(let name, let layout, let file, let line, let column, let available):
+            let blocks = available.isEmpty ? "it has no blocks" : "its blocks are: " + available.joined(separator: ", ")
+            return "\(file):\(line):\(column): block '\(name)' is not in layout '\(layout)', so the layout's default would show instead; \(blocks)"
         case .nestedTooDeep(let name, let limit, let file, let line, let column):
             return "\(file):\(line):\(column): including '\(name)' here nests templates more than \(limit) deep; "
                 + "a template that includes itself must be inside a section that the page's data ends"

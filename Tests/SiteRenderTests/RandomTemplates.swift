@@ -6,6 +6,9 @@ import TestSupport
 /// transforms, list positions and delimiter changes, over contexts of every kind of value pages have.
 struct RandomTemplates {
     private var random: SeededGenerator
+    /// The blocks `base` and the templates it uses declare, once generated: what a page's overrides are
+    /// mostly drawn from, as sitegen refuses an override its layout lacks.
+    private var layoutBlocks: [String]?
     private let site = TemplateText.Site(baseURL: "https://x.org/sub/", allowsRawHTML: false)
 
     /// The templates of a case: each may name only those after it, so none includes itself.
@@ -82,12 +85,18 @@ struct RandomTemplates {
     /// The texts of a case's templates, by name; now and then one is cut short or loses a closing tag.
     mutating func templates() -> [(name: String, text: String)] {
         var texts: [(name: String, text: String)] = []
-        for (index, name) in Self.templateNames.enumerated() {
+        layoutBlocks = nil
+        // From the last, so that the layout's blocks are known when a page extends it.
+        for (index, name) in Self.templateNames.enumerated().reversed() {
             let later = Array(Self.templateNames[(index + 1)...].filter { $0 != "*which" })
             var delimiters = ("{{", "}}")
             var text = body(depth: 0, partials: later, blocks: true, delimiters: &delimiters, size: name == "main" ? 10 : 5)
             if chance(0.004) { text = String(text.prefix(count(0...text.count))) }
-            texts.append((name, text))
+            texts.insert((name, text), at: 0)
+            if name == "base" {
+                let loaded = try? TemplateSet(texts: texts.map { ($0.name, $0.name + ".mustache", $0.text) })
+                layoutBlocks = loaded?.blocks(declaredBy: "base").map { $0.sorted() }
+            }
         }
         return texts
     }
@@ -191,7 +200,10 @@ struct RandomTemplates {
                 let junk = [tag("", "a", delimiters), delimiters.0 + "={{ }}=" + delimiters.1, tag("%", "CONTENT_TYPE:TEXT", delimiters)]
                 text += chance(0.1) ? pick(junk) : "ignored"
             default:
-                let name = pick(Self.blockNames)
+                // Now and then a block the layout lacks, which sitegen refuses.
+                let declared = dynamic || chance(0.05) ? nil : layoutBlocks
+                guard declared?.isEmpty != true else { continue }
+                let name = pick(declared ?? Self.blockNames)
                 var inner = delimiters
                 let content = body(depth: depth + 1, partials: [], blocks: false, delimiters: &inner, size: 3)
                 text += placed(blanks() + tag("$", name, delimiters)) + content + placed(tag("/", name, inner))

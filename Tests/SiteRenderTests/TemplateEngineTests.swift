@@ -249,6 +249,28 @@ final class TemplateEngineTests: XCTestCase {
         }
     }
 
+    func testABlockThePageOverridesButItsLayoutLacksIsAnErrorAtTheBlock() throws {
+        // The layout's default was published in place of the page's content.
+        let base = "<main>{{$content}}{{/content}}</main>\n"
+        let misspelt = try XCTUnwrap(loadingError(["base": base, "page": "{{<base}}{{$contents}}<h1>{{title}}</h1>{{{body}}}{{/contents}}{{/base}}\n"]))
+        XCTAssertEqual(misspelt, .unknownBlock(name: "contents", layout: "base", file: "page.mustache", line: 1, column: 10, available: ["content"]))
+        XCTAssertEqual(misspelt.description, "page.mustache:1:10: block 'contents' is not in layout 'base', so the layout's default would show "
+                       + "instead; its blocks are: content")
+        // Blocks declared by the layout's partials, by the layout it extends, or inside overrides are all the page's to fill.
+        let layered = [
+            "base": "<head>{{> head}}</head>\n<main>{{$content}}{{/content}}</main>\n", "head": "<title>{{$title}}Site{{/title}}</title>",
+            "section": "{{<base}}{{$content}}<div>{{$inner}}{{/inner}}</div>{{/content}}{{/base}}",
+            "page": "{{<section}}\n  {{$title}}T{{/title}}\n  {{$inner}}I{{/inner}}\n{{/section}}",
+            "other": "{{<base}}{{$content}}{{$mine}}M{{/mine}}{{/content}}{{$mine}}N{{/mine}}{{/base}}",
+        ]
+        XCTAssertEqual(try templates(layered).render("page", context: [:]), "<head><title>T</title></head>\n<main><div>I</div></main>\n")
+        XCTAssertEqual(try templates(layered).render("other", context: [:]), "<head><title>Site</title></head>\n<main>N</main>\n")
+        var nested = layered
+        nested["page"] = "{{<section}}\n  {{$title}}T{{/title}}\n  {{$inner}}I{{#x}}{{<section}}{{$titel}}{{/titel}}{{/section}}{{/x}}{{/inner}}\n{{/section}}"
+        XCTAssertEqual(loadingError(nested), .unknownBlock(name: "titel", layout: "section", file: "page.mustache", line: 3, column: 32,
+                                                            available: ["content", "inner", "title"]))
+    }
+
     func testAnUnknownNameInAPartialIsReportedWhereThePartialUsesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
