@@ -38,6 +38,8 @@ struct TemplateRenderer {
     private var stack: [TemplateValue] = []
     /// In a strict render, the names the root may lack; `nil` renders leniently.
     private let knownNames: Set<String>?
+    /// The site for sitegen's helpers on values that do not carry it (`TemplateValue.transformed`).
+    private let site: TemplateText.Site?
     /// The template whose own tags are preferred when saying where an unknown name is used.
     private let preferredTemplate: String
     /// Names that no scope had, with where each was first used.
@@ -53,8 +55,10 @@ struct TemplateRenderer {
     private(set) var runaway: (name: String, location: SourceLocation)?
 
     /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames` is given.
-    init(templates: [String: [TemplateNode]], knownNames: Set<String>?, preferring preferredTemplate: String) {
+    init(templates: [String: [TemplateNode]], knownNames: Set<String>?, preferring preferredTemplate: String,
+         site: TemplateText.Site? = nil) {
         self.templates = templates
+        self.site = site
         self.knownNames = knownNames
         self.preferredTemplate = preferredTemplate
     }
@@ -222,7 +226,7 @@ struct TemplateRenderer {
         }
         if case .other = value, value.isNull { return nil }
         while transformsApplied < tag.transforms.count {
-            guard let transformed = value.transformed(tag.transforms[transformsApplied]) else { return nil }
+            guard let transformed = value.transformed(tag.transforms[transformsApplied], site: site) else { return nil }
             value = transformed
             transformsApplied += 1
         }

@@ -237,10 +237,13 @@ public struct TemplateSet: Sendable {
 
     /// Renders the template `name` with `context`, where only `knownNames` may be looked up without a
     /// value: a name that is neither in the context nor known (a misspelt field) is an error naming the
-    /// template file and line where it is used, not an empty string on a published page.
-    public func render(_ name: String, context: [String: Any], knownNames: Set<String>) throws(TemplateError) -> String {
+    /// template file and line where it is used, not an empty string on a published page. `site` is what
+    /// `absolute(…)` and `markdown(…)` use for values other than a record's text (which carries its site);
+    /// without it, the context's `site.baseURL` is.
+    public func render(_ name: String, context: [String: Any], knownNames: Set<String>,
+                       site: TemplateText.Site? = nil) throws(TemplateError) -> String {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
-        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, preferring: name)
+        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, preferring: name, site: site ?? Self.site(of: context))
         let output = renderer.render(template, root: .root(context))
         try throwIfRunaway(renderer)
         // The first unknown name in order, where the page's own template uses it if it does, else where it was first used.
@@ -260,13 +263,21 @@ public struct TemplateSet: Sendable {
         return Set(renderer.unknownNames.keys)
     }
 
-    /// Renders the template `name` with `context` (dictionaries, arrays, strings, numbers, booleans).
-    public func render(_ name: String, context: [String: Any]) throws(TemplateError) -> String {
+    /// Renders the template `name` with `context` (dictionaries, arrays, strings, numbers, booleans), and
+    /// `site` (else the context's `site.baseURL`) for helpers, as `render(_:context:knownNames:site:)` does.
+    public func render(_ name: String, context: [String: Any], site: TemplateText.Site? = nil) throws(TemplateError) -> String {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
-        var renderer = TemplateRenderer(templates: templates, knownNames: nil, preferring: name)
+        var renderer = TemplateRenderer(templates: templates, knownNames: nil, preferring: name, site: site ?? Self.site(of: context))
         let output = renderer.render(template, root: .dictionary(context))
         try throwIfRunaway(renderer)
         return output
+    }
+
+    /// The site a page's context describes: sitegen's pages carry `site.baseURL`, so that a caller that
+    /// passes no site still gets full URLs from `absolute(…)` (with raw HTML withheld from `markdown(…)`).
+    private static func site(of context: [String: Any]) -> TemplateText.Site? {
+        guard let site = context["site"] as? [String: Any], let baseURL = site["baseURL"] as? String else { return nil }
+        return TemplateText.Site(baseURL: baseURL, allowsRawHTML: false)
     }
 
     private func throwIfRunaway(_ renderer: TemplateRenderer) throws(TemplateError) {

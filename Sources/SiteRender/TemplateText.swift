@@ -10,7 +10,7 @@ import Foundation
 /// | `excerpt` | the text without HTML tags or Markdown marks, cut at a word before 160 characters, with `…` |
 /// | `markdown` | the text rendered as GitHub-flavoured Markdown (use `{{{…}}}`) |
 /// | `absolute` | a site path (`url`) as a full URL on the site's `baseURL` |
-/// | `json`, `xml` | the text as a JSON string literal, or escaped for XML |
+/// | `json`, `xml` | the text as a JSON string literal safe inside `<script>`, or escaped for XML |
 /// | `capitalized`, `lowercased`, `uppercased`, `reversed`, `empty` | as for any Mustache string |
 public struct TemplateText: CustomStringConvertible, Sendable {
     /// What the helpers need to know of the site.
@@ -63,16 +63,48 @@ public struct TemplateText: CustomStringConvertible, Sendable {
 
     /// The text through one of sitegen's own helpers; `nil` for other names.
     func helper(_ name: String) -> String? {
+        Self.helper(name, text, site: site)
+    }
+
+    /// sitegen's own helpers, which apply to any value a template prints (`TemplateValue.transformed`).
+    static let helperNames: Set<String> = ["date", "month", "year", "number", "excerpt", "markdown", "absolute", "json", "xml"]
+
+    /// `text` through one of sitegen's own helpers; `nil` for other names. Without a `site`, `absolute`
+    /// leaves a path as it is and `markdown` withholds raw HTML.
+    static func helper(_ name: String, _ text: String, site: Site?) -> String? {
         switch name {
-        case "date", "month", "year": return Self.calendarText(text, style: name)
-        case "number": return Self.groupedNumber(text)
-        case "excerpt": return Self.excerpt(text, limit: 160)
-        case "markdown": return MarkdownRenderer(allowsRawHTML: site.allowsRawHTML).html(text)
-        case "absolute": return site.absoluteURL(text)
-        case "json": return jsonString(text)
+        case "date", "month", "year": return calendarText(text, style: name)
+        case "number": return groupedNumber(text)
+        case "excerpt": return excerpt(text, limit: 160)
+        case "markdown": return MarkdownRenderer(allowsRawHTML: site?.allowsRawHTML ?? false).html(text)
+        case "absolute": return site?.absoluteURL(text) ?? text
+        case "json": return scriptSafeJSONString(text)
         case "xml": return escapeXML(text)
         default: return nil
         }
+    }
+
+    /// `text` as a JSON string literal that can stand inside an HTML `<script>` element (JSON-LD): `<`, `>`
+    /// and `&` are escaped as `\u003c`, `\u003e`, `\u0026`, as Hugo's `jsonify` does, so text holding
+    /// `</script>` or `<!--` cannot end or change the element, and U+2028 and U+2029 too, which JavaScript
+    /// before ES2019 took for line ends.
+    static func scriptSafeJSONString(_ text: String) -> String {
+        var escaped = "\""
+        escaped.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case "<", ">", "&", "\u{2028}", "\u{2029}", _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
     }
 
     private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",

@@ -99,10 +99,16 @@ enum TemplateValue {
     }
 
     /// What the transform `name` makes of this value; `nil` when it has no such transform.
-    func transformed(_ name: String) -> TemplateValue? {
+    ///
+    /// sitegen's helpers (`TemplateText.helperNames`) apply to a value of any kind, not only to a record's
+    /// text: `{{{json(count)}}}`, `{{xml(site.title)}}` and `{{absolute(url)}}` print what they print for a
+    /// record's field, where the helper once printed nothing at all. `site` is the site for values that do
+    /// not carry theirs (a record's text does).
+    func transformed(_ name: String, site: TemplateText.Site? = nil) -> TemplateValue? {
+        if TemplateText.helperNames.contains(name) { return helped(name, site: site) }
         switch self {
         case .string(let string): return Self.transformed(string, name)
-        case .text(let text): return text.helper(name).map(TemplateValue.string) ?? Self.transformed(text.text, name)
+        case .text(let text): return Self.transformed(text.text, name)
         case .integer(let number): return Self.transformed(number, name)
         case .list(let list): return list.transformed(name)
         case .dictionary(let values):
@@ -119,6 +125,46 @@ enum TemplateValue {
             }
         case .boolean, .root, .pair, .other:
             return nil
+        }
+    }
+
+    /// sitegen's helper `name` applied to this value: `json` to any value (`json`), the others to the text
+    /// a single value prints as; `nil` for a list or a dictionary, which print no text of their own.
+    private func helped(_ name: String, site: TemplateText.Site?) -> TemplateValue? {
+        if name == "json" { return .string(json) }
+        switch self {
+        case .text(let text): return TemplateText.helper(name, text.text, site: text.site).map(TemplateValue.string)
+        case .string, .integer, .boolean: return TemplateText.helper(name, description, site: site).map(TemplateValue.string)
+        case .other(let other) where other.value is Double || other.value is Float:
+            return TemplateText.helper(name, description, site: site).map(TemplateValue.string)
+        default: return nil
+        }
+    }
+
+    /// The value as JSON that can stand inside an HTML `<script>` element: text as a string
+    /// (`TemplateText.scriptSafeJSONString`), numbers and booleans bare, a list as an array, a dictionary
+    /// or record as an object with its keys sorted (so that pages do not change from build to build), and
+    /// anything else as the string it prints as.
+    var json: String {
+        func object(_ members: [(key: String, value: TemplateValue)]) -> String {
+            let sorted = members.sorted { $0.key < $1.key }
+            return "{" + sorted.map { TemplateText.scriptSafeJSONString($0.key) + ":" + $0.value.json }.joined(separator: ",") + "}"
+        }
+        switch self {
+        case .string(let string): return TemplateText.scriptSafeJSONString(string)
+        case .text(let text): return TemplateText.scriptSafeJSONString(text.text)
+        case .integer(let number): return String(number)
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .list(let list): return "[" + (0..<list.count).map { list[$0].json }.joined(separator: ",") + "]"
+        case .dictionary(let values), .root(let values): return object(values.map { ($0.key, TemplateValue($0.value)) })
+        case .record(let record): return object(record.dictionary.map { ($0.key, TemplateValue($0.value)) })
+        case .textDictionary(let values): return object(values.map { ($0.key, .string($0.value)) })
+        case .pair(let pair): return object([("key", .string(pair.key)), ("value", TemplateValue(pair.value))])
+        case .other(let other):
+            if other.value is NSNull { return "null" }
+            // JSON has no infinities or NaN.
+            if let number = other.value as? Double { return number.isFinite ? String(number) : "null" }
+            return TemplateText.scriptSafeJSONString(description)
         }
     }
 

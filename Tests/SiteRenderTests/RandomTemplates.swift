@@ -48,7 +48,8 @@ struct RandomTemplates {
     private mutating func dictionary(depth: Int) -> [String: Any] {
         var values: [String: Any] = [:]
         for name in Self.contextNames where chance(depth == 0 ? 0.9 : 0.4) {
-            values[name] = value(depth: depth + 1)
+            // Always a record's text, for sitegen's helpers (`name()`).
+            values[name] = name == "text" ? TemplateText(pick(Self.strings), site: site) : value(depth: depth + 1)
         }
         if depth == 0 { values["which"] = "p2" }
         return values
@@ -69,7 +70,7 @@ struct RandomTemplates {
         case 9:
             // As a `["name": …, "title": …]` literal of texts is typed.
             var texts: [String: String] = [:]
-            for name in Self.contextNames where chance(0.3) { texts[name] = pick(Self.strings) }
+            for name in Self.contextNames where name != "text" && chance(0.3) { texts[name] = pick(Self.strings) }
             return texts
         default: return chance(0.5) ? pick(Self.strings) : count(0...3)
         }
@@ -134,8 +135,12 @@ struct RandomTemplates {
         if chance(0.003) { return pick(["a(b", "a()b", "a(b))", "a b"]) }
         let base = chance(0.12) ? pick(Self.positions) : pick(Self.tagNames)
         if base.hasSuffix(")") || !chance(0.3) { return base }
-        let transformed = "\(pick(Self.transforms))(\(base))"
-        return chance(0.2) ? "\(pick(Self.transforms))(\(transformed))" : transformed
+        // sitegen's helpers apply to a value of any kind, swift-mustache's only to a record's text (a deliberate
+        // difference, see `TemplateDifferentialTests`): they are drawn innermost, on a text or a missing name.
+        let transform = pick(Self.transforms)
+        let subject = TemplateText.helperNames.contains(transform) ? pick(["text", "missing", "d.text"]) : base
+        let transformed = "\(transform)(\(subject))"
+        return chance(0.2) ? "\(pick(Self.transforms.filter { !TemplateText.helperNames.contains($0) }))(\(transformed))" : transformed
     }
 
     private mutating func element(depth: Int, partials: [String], blocks: Bool, delimiters: inout (String, String)) -> String {

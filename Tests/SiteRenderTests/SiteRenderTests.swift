@@ -234,7 +234,7 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(TemplateText.groupedNumber("1234567.25"), "1,234,567.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
             + "<h2 id=\"hi\">Hi</h2>\n<p><em>a</em> <!-- raw HTML omitted -->b<!-- raw HTML omitted --></p>\n|"
-            + "https://x.org/sub/banks/1/|&quot;say \\&quot;hi\\&quot; &amp; go&quot;|say &amp;quot;hi&amp;quot; &amp;amp; go|"
+            + "https://x.org/sub/banks/1/|&quot;say \\&quot;hi\\&quot; \\u0026 go&quot;|say &amp;quot;hi&amp;quot; &amp;amp; go|"
             + "SAY &quot;HI&quot; &amp; GO|2024-02-20|[S]|say &quot;hi&quot; &amp; go")
     }
 

@@ -15,6 +15,9 @@ import XCTest
 /// - A page overriding a block its layout does not declare (`{{$contents}}` for the layout's `{{$content}}`)
 ///   rendered the layout's default; sitegen refuses the templates (`TemplateError.unknownBlock`). The
 ///   generator still writes such pages, and the test counts them.
+/// - sitegen's helpers (`json`, `xml`, `absolute`, `date`…) apply to every kind of value; swift-mustache
+///   had them on a record's text only and printed nothing for a string, number, boolean or list. The
+///   generator applies them to a record's text or a missing name; `TemplateEngineTests` pins the rest down.
 final class TemplateDifferentialTests: XCTestCase {
     func testRandomTemplatesRenderAsSwiftMustacheRendersThem() throws {
         let baseSeed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)

@@ -152,6 +152,39 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(output, try reference(texts).render("page", context: context))
     }
 
+    func testSitegensHelpersApplyToEveryKindOfValueAndJSONStaysInsideItsScript() throws {
+        // `json`, `xml` and `absolute` printed nothing for a page's own values, a number, a boolean or a list,
+        // and `json` let `</script>` end the element.
+        let texts = [
+            "page": "<script type=\"application/ld+json\">{{#record}}{\"headline\": {{{json(headline)}}}, \"count\": {{{json(count)}}}, "
+                + "\"ratio\": {{{json(ratio)}}}, \"active\": {{{json(active)}}}, \"tags\": {{{json(tags)}}}{{/record}}, "
+                + "\"site\": {{{json(site.title)}}}, \"name\": {{{json(title)}}}}</script>\n"
+                + "[{{{json(missing)}}}]|{{{xml(site.title)}}}|{{absolute(path)}}|{{#record}}{{number(count)}}|{{xml(active)}}{{/record}}|{{uppercased(site.title)}}",
+        ]
+        let text = { TemplateText($0, site: self.site) }
+        let context: [String: Any] = [
+            "site": ["title": "Ann & <Bo>", "baseURL": "https://x.org/sub/"], "title": "Line\u{2028}end", "path": "/sub/a/",
+            "record": ["headline": text("</script><script>alert(1)</script>"), "count": 1_234_567, "ratio": 0.5, "active": true,
+                       "tags": [text("a"), text("b & c")]] as [String: Any],
+        ]
+        let output = try templates(texts).render("page", context: context, knownNames: ["missing"])
+        let lines = output.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[0], #"<script type="application/ld+json">{"headline": "\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e", "#
+                       + #""count": 1234567, "ratio": 0.5, "active": true, "tags": ["a","b \u0026 c"], "site": "Ann \u0026 \u003cBo\u003e", "#
+                       + #""name": "Line\u2028end"}</script>"#)
+        let json = lines[0].dropFirst(#"<script type="application/ld+json">"#.count).dropLast("</script>".count)
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        XCTAssertEqual(parsed["headline"] as? String, "</script><script>alert(1)</script>")
+        XCTAssertEqual(parsed["count"] as? Int, 1_234_567)
+        XCTAssertEqual(parsed["tags"] as? [String], ["a", "b & c"])
+        XCTAssertEqual(parsed["name"] as? String, "Line\u{2028}end")
+        XCTAssertEqual(lines[1], "[]|Ann &amp; &lt;Bo&gt;|https://x.org/sub/a/|1,234,567|true|ANN &amp; &lt;BO&gt;",
+                       "json() of a missing value prints nothing, as documented")
+        let elsewhere = TemplateText.Site(baseURL: "https://y.org/", allowsRawHTML: false)
+        XCTAssertEqual(try templates(["page": "{{absolute(path)}}"]).render("page", context: context, site: elsewhere), "https://y.org/sub/a/",
+                       "the site given wins over the context's")
+    }
+
     // MARK: Where sitegen differs from swift-mustache
 
     func testHTMLCharactersFollowedByACombiningMarkAreEscapedToo() throws {
