@@ -272,6 +272,19 @@ final class TemplateEngineTests: XCTestCase {
         }
         XCTAssertEqual(try templates.render("node", context: tree(2)), "n2(n1(x)(x))(x)")
         XCTAssertTrue(try templates.render("node", context: tree(TemplateRenderer.nestingLimit), knownNames: []).hasPrefix("n100(n99("))
+        // Past the limit, on a thread with a quarter of a render worker's stack (`RenderQueue`): an error, not an overflow.
+        nonisolated(unsafe) let deep = tree(TemplateRenderer.nestingLimit + 1)
+        let done = expectation(description: "rendered")
+        nonisolated(unsafe) var result: Result<String, TemplateError>?
+        let thread = Thread {
+            result = Result { () throws(TemplateError) in try templates.render("node", context: deep, knownNames: []) }
+            done.fulfill()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        wait(for: [done], timeout: 60)
+        guard case .failure(.nestedTooDeep(let name, _, _, _, _))? = result else { return XCTFail("\(String(describing: result))") }
+        XCTAssertEqual(name, "node")
         XCTAssertThrowsError(try templates.render("node", context: tree(TemplateRenderer.nestingLimit + 1), knownNames: [])) { error in
             XCTAssertEqual(error as? TemplateError, .nestedTooDeep(name: "node", limit: 100, file: "node.mustache", line: 1, column: 23))
         }
