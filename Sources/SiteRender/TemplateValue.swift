@@ -101,9 +101,9 @@ enum TemplateValue {
     /// What the transform `name` makes of this value; `nil` when it has no such transform.
     ///
     /// sitegen's helpers (`TemplateText.helperNames`) apply to a value of any kind, not only to a record's
-    /// text: `{{{json(count)}}}`, `{{xml(site.title)}}` and `{{absolute(url)}}` print what they print for a
-    /// record's field, where the helper once printed nothing at all. `site` is the site for values that do
-    /// not carry theirs (a record's text does).
+    /// text, so that `{{{json(count)}}}`, `{{xml(site.title)}}` and `{{absolute(url)}}` do not print nothing
+    /// for a page's own values, numbers, booleans or lists. `site` is the site for values that do not carry
+    /// theirs (a record's text does).
     func transformed(_ name: String, site: TemplateText.Site? = nil) -> TemplateValue? {
         if TemplateText.helperNames.contains(name) { return helped(name, site: site) }
         switch self {
@@ -128,8 +128,8 @@ enum TemplateValue {
         }
     }
 
-    /// sitegen's helper `name` applied to this value: `json` to any value (`json`), the others to the text
-    /// a single value prints as; `nil` for a list or a dictionary, which print no text of their own.
+    /// sitegen's helper `name` applied to this value: `json` to a value of any kind, the others to the text
+    /// that a text, number or boolean prints as; `nil` for a list or a dictionary, which print no text of their own.
     private func helped(_ name: String, site: TemplateText.Site?) -> TemplateValue? {
         if name == "json" { return .string(json) }
         switch self {
