@@ -554,7 +554,8 @@ struct PageRenderer {
             let inputs = PageInputs(settings: siteFingerprint, template: templateFingerprint("404"), data: 0)
             if plan.needsRender(["404.html"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
                 let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
-                try writer.write(templates.render("404", context: context, knownNames: config.templateNames), to: "404.html")
+                try writer.write(templates.render("404", context: context, knownNames: config.templateNames,
+                                                    site: TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)), to: "404.html")
             }
         }
         let absolute = URL(string: config.baseURL)?.scheme != nil

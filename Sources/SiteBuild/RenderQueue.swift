@@ -51,6 +51,7 @@ final class RenderQueue: @unchecked Sendable {
     /// Whether workers can read rows (the queue was made with a store).
     let readsStore: Bool
     private let knownNames: Set<String>
+    private let site: TemplateText.Site?
     private let writer: OutputWriter
     private let capacity: Int
     private let condition = NSCondition()
@@ -65,12 +66,13 @@ final class RenderQueue: @unchecked Sendable {
     private var workers: [Thread] = []
 
     /// Starts `workerCount` workers writing through `writer`; templates may use `knownNames` without a
-    /// value; the store at `storePath`, if any, is where workers read rows.
-    init(templates: TemplateSet, knownNames: Set<String>, writer: OutputWriter, storePath: String? = nil,
+    /// value, and helpers of page values use `site`; the store at `storePath`, if any, is where workers read rows.
+    init(templates: TemplateSet, knownNames: Set<String>, site: TemplateText.Site? = nil, writer: OutputWriter, storePath: String? = nil,
          workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, capacity: Int = 8192)
     {
         self.templates = templates
         self.knownNames = knownNames
+        self.site = site
         self.writer = writer
         self.capacity = capacity
         readsStore = storePath != nil
@@ -131,7 +133,7 @@ final class RenderQueue: @unchecked Sendable {
             if submitterWaits && jobs.count <= capacity / 2 { condition.broadcast() }
             condition.unlock()
             do {
-                try writer.write(templates.render(job.template, context: job.context(worker), knownNames: knownNames), to: job.path)
+                try writer.write(templates.render(job.template, context: job.context(worker), knownNames: knownNames, site: site), to: job.path)
             } catch {
                 condition.lock()
                 if failure == nil { failure = error }

@@ -123,7 +123,8 @@ public struct SiteBuilder {
         }
         // Workers read list pages' rows on connections of their own, which see what the load committed: a
         // dry run's load is never committed, so its rows are read here.
-        let queue = RenderQueue(templates: templates, knownNames: config.templateNames, writer: writer,
+        let queue = RenderQueue(templates: templates, knownNames: config.templateNames,
+                                site: TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML), writer: writer,
                                 storePath: options.dryRun ? nil : storePath.path)
         var templateFingerprints: [String: Int64] = [:]
         for name in templates.names {
