@@ -612,11 +612,12 @@ struct PageRenderer {
             for page in pages {
                 let path = page.dropLast("index.html".count)
                 // Page paths are nearly always slugs with nothing to escape; escaping each cost a tenth of the main thread.
-                let plain = path.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "<")
+                let plain = path.utf8.allSatisfy { $0 > 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "<")
                     && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "\"") }
                 sitemap += "<url><loc>"
                 sitemap += base
-                if plain { sitemap += path } else { sitemap += escapeXML(String(path)) }
+                // A sitemap's addresses are URLs: `/tags/東京/` goes as `/tags/%E6%9D%B1%E4%BA%AC/`.
+                if plain { sitemap += path } else { sitemap += escapeXML(String(path).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String(path)) }
                 sitemap += "</loc></url>\n"
             }
             sitemap += "</urlset>\n"

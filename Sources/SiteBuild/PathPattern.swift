@@ -105,16 +105,22 @@ private func asciiSlug(_ text: UnsafeBufferPointer<UInt8>) -> String {
     return length == 0 ? "untitled" : slug
 }
 
-/// `slugify` for any text: lower-cased as Unicode, then the ASCII letters and digits kept.
+/// `slugify` for any text: lower-cased as Unicode, then the letters and digits kept, a Latin letter with
+/// marks as its ASCII letter.
 func unicodeSlug(_ text: String) -> String {
     var slug = ""
     var pendingHyphen = false
+    // Whether the last scalar kept is another script's letter, whose marks (Devanagari's vowel signs) it keeps.
+    var afterOtherScript = false
     for scalar in text.lowercased().unicodeScalars {
         // A mark belongs to the letter before it (a decomposed ü): it is not a break between words.
         switch scalar.properties.generalCategory {
-        case .nonspacingMark, .spacingMark, .enclosingMark: continue
+        case .nonspacingMark, .spacingMark, .enclosingMark:
+            if afterOtherScript { slug.unicodeScalars.append(scalar) }
+            continue
         default: break
         }
+        afterOtherScript = false
         // A Latin letter with a mark keeps its letter (café is cafe, not caf), as do letters spelt in ASCII.
         let letters = scalar.isASCII ? String(scalar) : latinLetters[scalar] ?? String(scalar).decomposedStringWithCanonicalMapping
         var kept = false
@@ -122,6 +128,14 @@ func unicodeSlug(_ text: String) -> String {
             if !kept, pendingHyphen, !slug.isEmpty { slug.append("-") }
             slug.unicodeScalars.append(letter)
             kept = true
+        }
+        // Other scripts' letters and digits stay as they are (`東京`, `москва`), as Hugo keeps them: dropped,
+        // every Cyrillic or Chinese title was `untitled`, and two of them one page.
+        if !kept, !scalar.isASCII, scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+            if pendingHyphen, !slug.isEmpty { slug.append("-") }
+            slug.unicodeScalars.append(scalar)
+            kept = true
+            afterOtherScript = true
         }
         if kept {
             pendingHyphen = false

@@ -39,7 +39,11 @@ public struct SiteConfig: Sendable {
     }
 
     /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
-    public var settingsFingerprint: Int64 { Fingerprint.of([title, baseURL, "\(allowsRawHTML)"]) }
+    public var settingsFingerprint: Int64 { Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)"]) }
+
+    /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
+    /// changed): the first build of a new version renders every page again, as a clean build would write it.
+    static let outputVersion = 2
 
     /// The collection named `name`.
     public func collection(named name: String) -> CollectionConfig? {

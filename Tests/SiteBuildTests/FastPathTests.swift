@@ -31,13 +31,19 @@ final class FastPathTests: XCTestCase {
         XCTAssertEqual(slugify("--"), "untitled")
         XCTAssertEqual(slugify("Ashburg Community Bank — closes"), "ashburg-community-bank-closes")
         XCTAssertEqual(slugify("\u{212A}elvin"), "kelvin", "the Kelvin sign lower-cases to an ASCII k")
-        // Latin letters with marks keep their letter; other scripts are not letters of a slug.
+        // Latin letters with marks keep their letter; other scripts keep theirs, with their marks.
         XCTAssertEqual(slugify("café"), "cafe")
         XCTAssertEqual(slugify("Crème Brûlée à la Straße"), "creme-brulee-a-la-strasse")
         XCTAssertEqual(slugify("post two é"), "post-two-e")
         XCTAssertEqual(slugify("Łódź & Ærø"), "lodz-aero")
         XCTAssertEqual(slugify("Zu\u{308}rich"), "zurich", "a decomposed ü is the same letter")
-        XCTAssertEqual(slugify("Банк 7"), "7")
+        XCTAssertEqual(slugify("Банк 7"), "банк-7")
+        XCTAssertEqual(slugify("東京"), "東京")
+        XCTAssertEqual(slugify("Москва, Йошкар-Ола"), "москва-йошкар-ола")
+        XCTAssertEqual(slugify("नमस्ते दुनिया"), "नमस्ते-दुनिया", "vowel signs stay with their letters")
+        XCTAssertEqual(slugify("Ελλάδα"), "ελλάδα")
+        XCTAssertEqual(slugify("café 東京"), "cafe-東京")
+        XCTAssertEqual(slugify("!!! ¿?"), "untitled")
     }
 
     func testRowsOfTwoLayoutsArePresentedEachByItsOwnColumns() throws {

@@ -350,6 +350,31 @@ final class LoadingTests: XCTestCase {
         XCTAssertTrue(atom.contains("href=&quot;#top&quot;"), atom)
     }
 
+    func testTitlesInOtherScriptsMakeTheirOwnPagesAndTheSitemapEncodesThem() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("posts"), withIntermediateDirectories: true)
+        try write("sitegen.yml", """
+            title: Test
+            baseURL: https://example.org/
+            collections:
+              posts:
+                kind: markdown
+                sources: posts/*.md
+                detail: {path: "/posts/{slug}/"}
+            listings:
+              home: {from: posts, sort: [title], path: /}
+            """)
+        try write("posts/tokyo.md", "---\ntitle: 東京\nslug: 東京\n---\nx\n")
+        try write("posts/moscow.md", "---\ntitle: Москва\n---\nx\n")
+        try "{{title}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func file(_ path: String) throws -> String { try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8) }
+        XCTAssertEqual(try file("posts/東京/index.html"), "東京")
+        XCTAssertEqual(try file("posts/moscow/index.html"), "Москва", "a Markdown record's slug is its file name")
+        let sitemap = try file("sitemap.xml")
+        XCTAssertTrue(sitemap.contains("<loc>https://example.org/posts/%E6%9D%B1%E4%BA%AC/</loc>"), sitemap)
+    }
+
     func testRecordsThatTieAreListedInTheOrderOfANumberKeysNumbers() throws {
         try write("data/banks.csv", "cert,name,closed\n1,A,2024-01-01\n10,B,2024-01-01\n2,C,2024-01-01\n9,D,2024-01-01\n")
         XCTAssertTrue(try build().succeeded)
