@@ -16,9 +16,16 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .null, .blob: return nil
         case .integer(let value): return String(value)
-        case .real(let value): return String(value)
+        case .real(let value): return Self.text(of: value)
         case .text(let value): return value
         }
+    }
+
+    /// A real number as a page shows it: a whole one without `.0` (a `real` field read from `10` shows
+    /// `10`, as the data has it), others in Swift's shortest form (`0.5`, `1e+21`).
+    public static func text(of real: Double) -> String {
+        if real == real.rounded(.towardZero), abs(real) < 1e15 { return String(Int64(real)) }
+        return String(real)
     }
 
     /// The value as an integer when it is one (or integral text).

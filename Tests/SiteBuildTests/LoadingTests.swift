@@ -375,6 +375,16 @@ final class LoadingTests: XCTestCase {
         XCTAssertTrue(sitemap.contains("<loc>https://example.org/posts/%E6%9D%B1%E4%BA%AC/</loc>"), sitemap)
     }
 
+    func testARealFieldShowsAWholeNumberAsTheDataWritesIt() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, fund: real}")
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,fund\n1,Alpha,2024-01-01,10\n2,Beta,2024-02-01,-1234\n3,Gamma,2024-03-01,0.5\n")
+        try "{{#items}}{{fund}} {{number(fund)}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "0.5 0.5;-1234 -1,234;10 10;")
+    }
+
     func testRecordsThatTieAreListedInTheOrderOfANumberKeysNumbers() throws {
         try write("data/banks.csv", "cert,name,closed\n1,A,2024-01-01\n10,B,2024-01-01\n2,C,2024-01-01\n9,D,2024-01-01\n")
         XCTAssertTrue(try build().succeeded)
