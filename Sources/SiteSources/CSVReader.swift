@@ -2,6 +2,9 @@ import Foundation
 
 /// Reads RFC 4180 CSV: a header row, quoted fields with embedded commas, quotes and newlines, an optional BOM.
 ///
+/// Rows end at LF, CRLF or a bare CR (old Mac line ends, as Excel's "CSV (Macintosh)" still writes);
+/// each of them counts as one line in errors.
+///
 /// Bytes are fed in chunks of any size (`feed`, then `finish`), so a file of any length is read in
 /// constant memory; each row keeps the line it starts on, so type errors can name it.
 ///
@@ -31,6 +34,8 @@ public struct CSVReader {
     private var fieldWasQuoted = false
     /// A quote just closed a quoted field, unless the next byte (maybe in the next chunk) is another quote.
     private var quoteMayBeDoubled = false
+    /// The last byte was a CR, which already ended the line; an LF next (maybe in the next chunk) is part of that CRLF.
+    private var lineEndedByCR = false
     private var atStart = true
     private var startBytes: [UInt8] = []
 
@@ -122,6 +127,14 @@ public struct CSVReader {
         var index = start
         while index < bytes.count {
             let byte = bytes[index]
+            if lineEndedByCR {
+                lineEndedByCR = false
+                if byte == UInt8(ascii: "\n") {
+                    if inQuotes { field.append(byte) }
+                    index += 1
+                    continue
+                }
+            }
             column += 1
             if quoteMayBeDoubled {
                 quoteMayBeDoubled = false
@@ -136,19 +149,22 @@ public struct CSVReader {
                 if byte == UInt8(ascii: "\"") {
                     quoteMayBeDoubled = true
                 } else {
-                    if byte == UInt8(ascii: "\n") { line += 1; column = 0 }
+                    // The value keeps its line ends as written; only the count of lines is shared with unquoted text.
+                    if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                        line += 1; column = 0
+                        lineEndedByCR = byte == UInt8(ascii: "\r")
+                    }
                     field.append(byte)
                 }
             } else {
                 switch byte {
                 case UInt8(ascii: ","):
                     try endField()
-                case UInt8(ascii: "\n"):
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                     try endRow(emit)
                     line += 1; column = 0
                     rowStartLine = line
-                case UInt8(ascii: "\r"):
-                    break  // CRLF line ends; a lone CR inside a quoted field is kept above
+                    lineEndedByCR = byte == UInt8(ascii: "\r")
                 case UInt8(ascii: "\""):
                     guard field.isEmpty, !fieldWasQuoted else {
                         throw SourceError(file: file, line: line, column: column,

@@ -29,6 +29,53 @@ final class CSVReaderTests: XCTestCase {
         }
     }
 
+    func testABareCREndsARowAsExcelForMacWritesThem() throws {
+        let (header, rows) = try CSVReader(file: "a.csv").read("id,name\r1,A\r2,B\r")
+        XCTAssertEqual(header, ["id", "name"])
+        XCTAssertEqual(rows.map(\.fields), [["1", "A"], ["2", "B"]])
+        XCTAssertEqual(rows.map(\.line), [2, 3])
+    }
+
+    func testLFCRLFAndBareCREachCountAsOneLineAndAQuotedCRStaysInTheValue() throws {
+        let (_, rows) = try CSVReader(file: "a.csv").read("a,b\n1,2\r\n3,4\r\"x\ry\",\"p\r\nq\"\r5,6")
+        XCTAssertEqual(rows.map(\.fields), [["1", "2"], ["3", "4"], ["x\ry", "p\r\nq"], ["5", "6"]])
+        XCTAssertEqual(rows.map(\.line), [2, 3, 4, 7])
+        XCTAssertThrowsError(try CSVReader(file: "a.csv").read("a,b\r1,2\r\r3\r")) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "a.csv:4: 1 fields, but the header names 2")
+        }
+        XCTAssertThrowsError(try CSVReader(file: "a.csv").read("a,b\r\"x\ry\",2\r3,\"open\r")) { error in
+            XCTAssertEqual(error as? SourceError, SourceError(file: "a.csv", line: 4, column: 3,
+                reason: "a quoted field is never closed; expected a closing quote (\")"))
+        }
+    }
+
+    func testACRLFSplitAcrossChunksIsOneLineEnd() throws {
+        let text = "a,b\r\n1,\"x\r\ny\"\r\n2,z\r3,w\n"
+        let whole = try CSVReader(file: "a.csv").read(text)
+        XCTAssertEqual(whole.rows.map(\.fields), [["1", "x\r\ny"], ["2", "z"], ["3", "w"]])
+        XCTAssertEqual(whole.rows.map(\.line), [2, 4, 5])
+        let bytes = Array(text.utf8)
+        for cut in 0...bytes.count {
+            var reader = CSVReader(file: "a.csv")
+            var rows: [CSVReader.Row] = []
+            for piece in [Array(bytes[..<cut]), Array(bytes[cut...])] {
+                try piece.withUnsafeBytes { buffer in try reader.feed(buffer) { rows.append($0) } }
+            }
+            try reader.finish { rows.append($0) }
+            XCTAssertEqual(rows.first?.fields, ["a", "b"], "cut at \(cut)")
+            XCTAssertEqual(Array(rows.dropFirst()), whole.rows, "cut at \(cut)")
+        }
+    }
+
+    func testCSVSourceReadsAFileWithBareCRLineEnds() throws {
+        let fields: [(name: String, type: FieldType)] = [("id", .integer), ("name", .text), ("note", .text)]
+        let source = CSVSource(url: URL(fileURLWithPath: "/nonexistent/a.csv"), displayName: "a.csv", key: "id", fields: fields)
+        let result = try source.read(Data("id,name,note\r1,A,\r2,B,\r".utf8))
+        XCTAssertEqual(result.records.map(\.key), ["1", "2"])
+        XCTAssertEqual(result.records.map(\.line), [2, 3])
+        XCTAssertEqual(result.records[1].fields["name"], .text("B"))
+    }
+
     func testCSVSourceTypesColumnsAndRejectsAValueOfTheWrongType() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
