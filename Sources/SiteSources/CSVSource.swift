@@ -65,7 +65,8 @@ public struct CSVSource: Source {
             for (name, type) in source.fields {
                 guard let index = columnIndex[name] else {
                     throw SourceError(file: file, line: row.line,
-                                      reason: "no column '\(name)' in the header; it has: \(header.joined(separator: ", "))")
+                                      reason: "no column '\(name)' in the header; it has: \(header.joined(separator: ", "))"
+                                          + Self.separatorHint(header))
                 }
                 columns.append((name, type, index))
             }
@@ -76,6 +77,17 @@ public struct CSVSource: Source {
                 warnings.append(SourceError(file: file, line: row.line,
                                             reason: "columns not declared as fields are ignored: \(ignored.joined(separator: ", "))"))
             }
+        }
+
+        /// Files saved by Excel where the decimal mark is a comma, or exported as TSV, arrive as one
+        /// column whose name holds every column's: saying so beats a bare "no column".
+        static func separatorHint(_ header: [String]) -> String {
+            guard header.count == 1 else { return "" }
+            let semicolons = header[0].utf8.count(where: { $0 == UInt8(ascii: ";") })
+            let tabs = header[0].utf8.count(where: { $0 == UInt8(ascii: "\t") })
+            guard semicolons + tabs > 0 else { return "" }
+            let separator = tabs > semicolons ? "tabs" : "';'"
+            return " (the header looks separated by \(separator); sitegen reads comma-separated values)"
         }
 
         func record(from row: CSVReader.Row) throws(SourceError) -> Record {

@@ -100,6 +100,22 @@ final class CSVReaderTests: XCTestCase {
         }
     }
 
+    func testAHeaderSeparatedBySemicolonsOrTabsGetsAHintWhenADeclaredColumnIsMissing() {
+        let fields: [(name: String, type: FieldType)] = [("id", .integer), ("name", .text)]
+        let source = CSVSource(url: URL(fileURLWithPath: "/nonexistent/a.csv"), displayName: "a.csv", key: "id", fields: fields)
+        XCTAssertThrowsError(try source.read(Data("id;name;price\n1;A;2,5\n".utf8))) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "a.csv:1: no column 'id' in the header; it has: id;name;price"
+                + " (the header looks separated by ';'; sitegen reads comma-separated values)")
+        }
+        XCTAssertThrowsError(try source.read(Data("id\tname\n1\tA\n".utf8))) { error in
+            XCTAssertEqual((error as? SourceError)?.reason, "no column 'id' in the header; it has: id\tname"
+                + " (the header looks separated by tabs; sitegen reads comma-separated values)")
+        }
+        XCTAssertThrowsError(try source.read(Data("key,name\n1,A\n".utf8))) { error in
+            XCTAssertEqual((error as? SourceError)?.reason, "no column 'id' in the header; it has: key, name")
+        }
+    }
+
     func testNumbersMayGroupTheirDigitsByThousandsButACommaElsewhereIsAnError() throws {
         let grouped: [(String, FieldValue)] = [
             ("1,234", .integer(1234)), ("-12,345,678", .integer(-12_345_678)), ("+999", .integer(999)), ("42", .integer(42)),
