@@ -43,8 +43,10 @@ public struct BuildSummary: Sendable {
     public var pagesDeleted = 0
     /// Source files read.
     public var sourcesRead = 0
-    /// Source files skipped as unchanged since the last build.
+    /// Source files skipped as unchanged since the last build (their size and time), not read.
     public var sourcesUnchanged = 0
+    /// Source files read that had the bytes of their last load (touched, or saved again as they were).
+    public var sourcesSameBytes = 0
     /// Rows inserted, updated and deleted in the store by this build's load.
     public var rowsInserted = 0, rowsUpdated = 0, rowsDeleted = 0
     /// Seconds spent in each stage, in order.
@@ -97,7 +99,7 @@ public struct BuildSummary: Sendable {
         var lines = [
             "pages: \(rendered.count) \(verb)rendered, \(pagesKept) kept; files: \(pagesWritten) \(verb)written, "
                 + "\(pagesUnchanged) unchanged, \(pagesDeleted) \(verb)deleted",
-            "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted; source files: \(sourcesRead) read, \(sourcesUnchanged) unchanged",
+            "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted; source files: \(sourcesRead) read\(sourcesSameBytes > 0 ? " (\(sourcesSameBytes) with the same bytes)" : ""), \(sourcesUnchanged) unchanged",
             "time: \(stages)",
         ]
         if !problems.isEmpty { lines.append("FAILED: \(problems.count) problem(s); see the messages above") }

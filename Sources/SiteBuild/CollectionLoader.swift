@@ -20,6 +20,8 @@ struct CollectionLoader {
         var sourcesRead = 0
         /// Sources skipped because their size and modification time (or bytes) were unchanged.
         var sourcesUnchanged = 0
+        /// Sources read whose bytes were those of their last load.
+        var sourcesSameBytes = 0
     }
 
     /// Files up to this size are read whole, once, to hash and parse; larger ones are streamed.
@@ -346,6 +348,7 @@ struct CollectionLoader {
         try store.endSavepoint(keeping: true)
         outcome.warnings += batch.outcome.warnings
         outcome.sourcesUnchanged += batch.outcome.sourcesUnchanged
+        outcome.sourcesSameBytes += batch.outcome.sourcesSameBytes
         changes.merge(batch.changes)
         batch = Batch()
     }
@@ -435,7 +438,7 @@ struct CollectionLoader {
         var fingerprint = fingerprint
         fingerprint.hash = hash
         try store.recordSourceStatus(path, collection: collection, failure: nil, fingerprint: fingerprint)
-        outcome.sourcesUnchanged += 1
+        outcome.sourcesSameBytes += 1
     }
 
     /// How many files ahead of the one being read the kernel is asked to read.

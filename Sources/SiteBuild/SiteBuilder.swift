@@ -241,6 +241,7 @@ extension SiteBuilder {
         summary.warnings += loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
+        summary.sourcesSameBytes = loaded.sourcesSameBytes
         // Records only: the rows of list join tables are not records.
         for (table, changes) in loaded.changeset.tables where config.collection(named: table) != nil {
             summary.rowsInserted += changes.inserted.count
