@@ -238,7 +238,7 @@ extension SiteBuilder {
             throw BuildError.newFieldsFailed(collection: failure.collection, problems: failure.problems)
         }
         summary.problems += loaded.problems
-        summary.warnings += loaded.warnings
+        summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) } + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
         summary.sourcesSameBytes = loaded.sourcesSameBytes

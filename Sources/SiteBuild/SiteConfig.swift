@@ -203,6 +203,24 @@ public struct CollectionConfig: Sendable {
     public var fingerprint: Int64 = 0
     /// Where its `sources` were written, for errors about the files they name.
     public var sourcesMark: ConfigMark?
+    /// Where each declared field was written.
+    public var fieldMarks: [String: ConfigMark] = [:]
+
+    /// Declared fields that templates cannot read because a record's own `key`, `title` or `url` takes
+    /// the name: each a warning at the field's line.
+    func hiddenFields(file: String) -> [SourceError] {
+        var hidden: [(String, String)] = []
+        if key != "key", fieldMarks["key"] != nil { hidden.append(("key", "the record's key (" + (key.map { "'\($0)'" } ?? "its file name or id") + ")")) }
+        if let titleField = detail?.titleField, titleField != "title", fieldMarks["title"] != nil {
+            hidden.append(("title", "the record's title ('\(titleField)')"))
+        }
+        if detail != nil, fieldMarks["url"] != nil { hidden.append(("url", "the address of the record's page")) }
+        return hidden.map { field, what in
+            SourceError(file: file, line: fieldMarks[field]?.line, column: fieldMarks[field]?.column,
+                        reason: "collection '\(name)': templates read '\(field)' as \(what), not as this field; "
+                            + "its values are stored but no page shows them (rename the field in the data to show it)")
+        }
+    }
 
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {
         self.name = try reader.identifier(name, nameNode, "a collection name")
@@ -229,6 +247,7 @@ public struct CollectionConfig: Sendable {
                             + FieldType.allCases.map(\.rawValue).joined(separator: ", "))
                     }
                     fields.append((try reader.identifier(field, fieldNode, "a field name"), type))
+                    fieldMarks[field] = reader.mark(fieldNode)
                 }
             case "relationships": relationshipsNode = value
             default: detailNode = value

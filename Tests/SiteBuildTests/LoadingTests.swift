@@ -386,6 +386,24 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "0.5 0.5;-1234 -1,234;10 10;")
     }
 
+    func testADeclaredFieldThatARecordsOwnURLHidesIsAWarningAtItsLine() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}\n", with: """
+            fields: {cert: integer, name: text, closed: date, url: text}
+                detail: {path: "/banks/{key}/", title: name}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,url\n1,Alpha,2024-01-01,https://e.com/a\n")
+        try "{{url}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        XCTAssertEqual(summary.warnings.map(\.description).filter { $0.contains("templates read") }, [
+            "sitegen.yml:7:55: collection 'banks': templates read 'url' as the address of the record's page, not as this field; "
+                + "its values are stored but no page shows them (rename the field in the data to show it)",
+        ])
+    }
+
     func testRecordsThatTieAreListedInTheOrderOfANumberKeysNumbers() throws {
         try write("data/banks.csv", "cert,name,closed\n1,A,2024-01-01\n10,B,2024-01-01\n2,C,2024-01-01\n9,D,2024-01-01\n")
         XCTAssertTrue(try build().succeeded)
