@@ -76,7 +76,14 @@ struct CompiledRequest: Sendable {
 
     /// How many distinct values of the table's `column` the matching rows have (a taxonomy's records).
     func distinctCountQuery(of column: String) -> String {
-        var sql = "SELECT COUNT(DISTINCT \(quoteIdentifier(request.table)).\(Self.quoteColumn(column))) \(fromClause)"
+        let table = quoteIdentifier(request.table)
+        // Only the joins the filter may name: SQLite does not leave out a LEFT JOIN by rowid, and a taxonomy's
+        // join reads every record's page (a third of a second and the store's pages mapped, at 100,000).
+        var sql = "SELECT COUNT(DISTINCT \(table).\(Self.quoteColumn(column))) FROM \(table)"
+        for relationship in request.relationships where request.filter?.contains(relationship.name) == true {
+            sql += " LEFT JOIN \(quoteIdentifier(relationship.table)) AS \(quoteIdentifier(relationship.name))"
+                + " ON \(quoteIdentifier(relationship.name)).\(Self.quoteColumn(relationship.targetKey)) = \(table).\(Self.quoteColumn(relationship.foreignKey))"
+        }
         if let filter = request.filter { sql += " WHERE (\(filter))" }
         return sql
     }
