@@ -239,9 +239,11 @@ public func escapeXML(_ text: String) -> String {
     return escaped
 }
 
-/// `text` as a JSON string literal.
-func jsonString(_ text: String) -> String {
+/// `text` as a JSON string literal; `escapingHTML` also escapes `<`, `>`, `&`, U+2028 and U+2029 as
+/// `\u003c`… so that it can stand inside an HTML `<script>` element.
+func jsonString(_ text: String, escapingHTML: Bool = false) -> String {
     var escaped = "\""
+    escaped.reserveCapacity(text.utf8.count + 2)
     for scalar in text.unicodeScalars {
         switch scalar {
         case "\"": escaped += "\\\""
@@ -249,7 +251,7 @@ func jsonString(_ text: String) -> String {
         case "\n": escaped += "\\n"
         case "\r": escaped += "\\r"
         case "\t": escaped += "\\t"
-        case _ where scalar.value < 0x20:
+        case _ where scalar.value < 0x20 || escapingHTML && ["<", ">", "&", "\u{2028}", "\u{2029}"].contains(scalar):
             let hex = String(scalar.value, radix: 16)
             escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         default: escaped.unicodeScalars.append(scalar)

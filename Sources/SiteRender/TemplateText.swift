@@ -89,22 +89,7 @@ public struct TemplateText: CustomStringConvertible, Sendable {
     /// `</script>` or `<!--` cannot end or change the element, and U+2028 and U+2029 too, which JavaScript
     /// before ES2019 took for line ends.
     static func scriptSafeJSONString(_ text: String) -> String {
-        var escaped = "\""
-        escaped.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}", _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
+        jsonString(text, escapingHTML: true)
     }
 
     private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
