@@ -113,7 +113,14 @@ struct TemplateRenderer {
             var inner = frame
             inner.position = nil
             inner.indentation = frame.indentation + block.indentation
-            render(frame.overrides?[block.name] ?? block.body, inner)
+            if let override = frame.overrides?[block.name] {
+                // Inside its own override, a block of the same name is its own default: looked up again, the
+                // override would render itself without end (a stack overflow, the whole build lost).
+                inner.overrides?[block.name] = nil
+                render(override, inner)
+            } else {
+                render(block.body, inner)
+            }
         case .contentType(let escapesHTML):
             frame.escapesHTML = escapesHTML
         }

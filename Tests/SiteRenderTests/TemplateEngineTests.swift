@@ -317,6 +317,14 @@ final class TemplateEngineTests: XCTestCase {
                                                             available: ["content", "inner", "title"]))
     }
 
+    /// The override of `content` holding a `content` block of its own rendered itself without end, and the
+    /// stack overflow took the build (and `watch`) down.
+    func testABlockInsideItsOwnOverrideRendersItsOwnDefault() throws {
+        let set = try templates(["base": "<main>{{$content}}x{{/content}}</main>",
+                                 "page": "{{<base}}{{$content}}[{{$content}}y{{/content}}]{{/content}}{{/base}}"])
+        XCTAssertEqual(try set.render("page", context: [:]), "<main>[y]</main>")
+    }
+
     func testAnUnknownNameInAPartialIsReportedWhereThePartialUsesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
