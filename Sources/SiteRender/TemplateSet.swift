@@ -68,7 +68,8 @@ public struct TemplateSet: Sendable {
         self.sources = sources
         self.references = references
         // A partial or layout that is not there would render as nothing; it is an error where it is named.
-        for (target, location) in tags where !target.isEmpty && templates[target] == nil {
+        // A dynamic partial (`{{>*field}}`, recorded as `*field`) names its template in the data.
+        for (target, location) in tags where !target.isEmpty && !target.hasPrefix("*") && templates[target] == nil {
             throw .missingPartial(name: target, file: sources[location.template]!.file, line: location.line, column: location.column,
                                   available: names)
         }
@@ -204,6 +205,8 @@ public struct TemplateSet: Sendable {
         var seen: Set<String> = [], pending = [name]
         while let next = pending.popLast() {
             guard seen.insert(next).inserted, let named = references[next] else { continue }
+            // A dynamic partial may render any template: a page using one depends on them all.
+            if named.contains(where: { $0.hasPrefix("*") }) { pending += names }
             pending += named
         }
         return seen

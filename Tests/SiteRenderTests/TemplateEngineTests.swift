@@ -325,6 +325,16 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(try set.render("page", context: [:]), "<main>[y]</main>")
     }
 
+    /// `{{>*kind}}` names its template in the data: it is not a missing template called `*kind`, and a page
+    /// using it depends on every template, which an incremental build must re-render it for.
+    func testADynamicPartialLoadsRendersTheTemplateItsDataNamesAndDependsOnEveryTemplate() throws {
+        let set = try templates(["page": "<{{>*kind}}>", "card": "C{{title}}", "row": "R{{title}}", "other": "O"])
+        XCTAssertEqual(try set.render("page", context: ["kind": "card", "title": "t"]), "<Ct>")
+        XCTAssertEqual(try set.render("page", context: ["kind": "row", "title": "t"]), "<Rt>")
+        XCTAssertEqual(set.sources(usedBy: "page").map(\.name), ["card", "other", "page", "row"])
+        XCTAssertEqual(try templates(["page": "<{{>card}}>", "card": "C", "row": "R"]).sources(usedBy: "page").map(\.name), ["card", "page"])
+    }
+
     func testAnUnknownNameInAPartialIsReportedWhereThePartialUsesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
