@@ -132,7 +132,14 @@ struct PageRenderer {
         defer { throttle.finish() }
         var sections: [[String: Any]] = []
         var slugs: [String: String] = [:]
-        for info in controller.sections {
+        // A bool field is stored as 0 or 1, and printed as false or true: its sections are named so too.
+        let sectionIsBool = collection.fields.contains { $0.name == listing.section && $0.type == .bool }
+        for var info in controller.sections {
+            if sectionIsBool, let shown = ["0": "false", "1": "true"][info.name] {
+                if info.displayTitle == info.name { info.displayTitle = shown }
+                if info.indexTitle == info.name.uppercased() { info.indexTitle = shown.prefix(1).uppercased() }
+                info.name = shown
+            }
             // Two values with the same slug ("CA", "ca") must not share pages: the later one is numbered. Its
             // address then depends on the sections before it, so the build says so.
             var slug = slugify(info.name), suffix = 2

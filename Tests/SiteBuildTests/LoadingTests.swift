@@ -404,6 +404,25 @@ final class LoadingTests: XCTestCase {
         ])
     }
 
+    func testSectionsOfABoolFieldAreNamedTrueAndFalse() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, open: bool}")
+            .replacingOccurrences(of: "listings:\n", with: """
+            listings:
+              byopen: {from: banks, section: open, sort: [open, name], path: "/open/{section}/"}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/banks.csv", "cert,name,closed,open\n1,Alpha,2024-01-01,true\n2,Beta,2024-02-01,false\n")
+        try "{{section.title}}:{{#items}}{{name}}{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        try "{{#sections}}{{name}}={{url}};{{/sections}}".write(to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func page(_ path: String) throws -> String { try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8) }
+        XCTAssertEqual(try page("open/index.html"), "false=/open/false/;true=/open/true/;")
+        XCTAssertEqual(try page("open/true/index.html"), "true:Alpha")
+    }
+
     func testRecordsThatTieAreListedInTheOrderOfANumberKeysNumbers() throws {
         try write("data/banks.csv", "cert,name,closed\n1,A,2024-01-01\n10,B,2024-01-01\n2,C,2024-01-01\n9,D,2024-01-01\n")
         XCTAssertTrue(try build().succeeded)
