@@ -214,12 +214,11 @@ public struct TemplateSet: Sendable {
 
     /// Every transform (`{{date(closing_date)}}`, `{{#first()}}`) a tag may apply: sitegen's helpers, the
     /// transforms of text, numbers, lists and dictionaries, and those of a position in a list.
-    public static let transformNames: Set<String> = [
-        "date", "month", "year", "number", "excerpt", "markdown", "absolute", "json", "xml",
+    public static let transformNames: Set<String> = TemplateText.helperNames.union([
         "empty", "capitalized", "lowercased", "uppercased", "reversed",
         "equalzero", "plusone", "minusone", "even", "odd",
         "first", "last", "count", "sorted", "enumerated", "index",
-    ]
+    ])
 
     /// Throws for the first tag (by template, line and column) that applies a transform no value has: it
     /// would print nothing on every page (`{{dat(closing_date)}}`).

@@ -193,15 +193,13 @@ extension XMLCleaner {
             declared[String(name)] = String(value[value.index(after: value.startIndex)..<end])
         }
         // References to other declared entities, replaced three levels deep and to 64 KiB at most per value;
-        // a value that would grow past that keeps its references. Built a byte at a time, each value once,
-        // with the bound checked as it grows: replacing whole strings level by level made nested
-        // declarations, never used, take minutes and gigabytes.
+        // a value that would grow past that keeps its references. Built a byte at a time with the bound
+        // checked as it grows, so a value costs a few times 64 KiB at most: replacing whole strings level by
+        // level made nested declarations, never used, take minutes and gigabytes.
         let values = declared.mapValues { Array($0.utf8) }
-        var memo: [String: [UInt8]] = [:]
         func expanded(_ name: String, depth: Int) -> [UInt8] {
             let value = values[name]!
             guard depth < 3, value.contains(UInt8(ascii: "&")) else { return value }
-            if depth == 0, let known = memo[name] { return known }
             var result: [UInt8] = []
             var index = 0
             while index < value.count {
@@ -218,7 +216,6 @@ extension XMLCleaner {
                 index += 1
                 if result.count > 64 << 10 { return value }
             }
-            if depth == 0 { memo[name] = result }
             return result
         }
         return Dictionary(uniqueKeysWithValues: values.keys.map { ($0, expanded($0, depth: 0)) })
