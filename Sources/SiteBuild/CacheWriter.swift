@@ -38,11 +38,13 @@ final class CacheWriter: @unchecked Sendable {
     }
 
     private func run(storePath: String) {
-        let database = try? Database(path: storePath)
+        var database = try? Database(path: storePath)
         while true {
             condition.lock()
             while writes.isEmpty && !closed { condition.wait() }
             guard !writes.isEmpty else {
+                // Closed before `finish` returns, as the render queue's connections are.
+                database = nil
                 finished = true
                 condition.broadcast()
                 condition.unlock()

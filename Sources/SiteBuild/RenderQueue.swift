@@ -31,6 +31,9 @@ final class RenderQueue: @unchecked Sendable {
 
         init(storePath: String?) { self.storePath = storePath }
 
+        /// Closes the worker's connection, if it opened one.
+        func close() { connection = nil }
+
         /// The worker's read-only connection to the store, opened on first use. It sees what the build's
         /// connection committed: the load, before any page is queued.
         func database() throws -> Database {
@@ -121,6 +124,9 @@ final class RenderQueue: @unchecked Sendable {
                 idle -= 1
             }
             guard !jobs.isEmpty, failure == nil else {
+                // Closed before `finish` returns: the last connection to close deletes the store's -wal and
+                // -shm files, which must not happen behind the back of whoever uses the store next.
+                worker.close()
                 workers.removeFirst()
                 condition.broadcast()
                 condition.unlock()

@@ -30,6 +30,21 @@ final class IncrementalBuildTests: XCTestCase {
         try? FileManager.default.removeItem(at: work)
     }
 
+    func testABuildHasClosedEveryConnectionToTheStoreWhenItReturns() throws {
+        // The last connection to close deletes the store's -wal and -shm files: one closed by a worker
+        // after the build returned deleted them under a copy of the site made at that moment.
+        var random = SeededGenerator(seed: 7)
+        var mutator = try SiteMutator(site: site, events: true)
+        let store = site.appendingPathComponent(".sitegen/store.sqlite").path
+        for step in 0..<30 {
+            let change = step == 0 ? "first build" : try mutator.mutate(using: &random)
+            XCTAssertTrue(try SiteBuilder(root: site).build().succeeded, change)
+            for suffix in ["-wal", "-shm"] {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: store + suffix), "step \(step), \(change): \(suffix) is still there")
+            }
+        }
+    }
+
     func testIncrementalBuildsEqualCleanBuildsOverRandomChanges() throws {
         let seed = ProcessInfo.processInfo.environment["SITEGEN_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
         let steps = ProcessInfo.processInfo.environment["SITEGEN_STEPS"].flatMap(Int.init) ?? 200
