@@ -84,28 +84,51 @@ struct CollectionLoader {
     /// The collection's files as found now (those to read, in the loading order, and the others), the
     /// sources of its last load that are gone, and the errors of its patterns' folders that are missing.
     private func files(of collection: CollectionConfig) throws -> ([FilePlan], [FilePlan], [String], [SourceError]) {
-        // Only two patterns can name one file twice; one pattern's files are distinct already.
-        var present: Set<String>? = collection.sources.count > 1 ? [] : nil
-        var toRead: [FilePlan] = [], unchanged: [FilePlan] = []
+        // The folders are walked while this thread reads what the store knows of the files: at 100,000
+        // records each took a third of an incremental build's load.
+        let root = root
+        let walk = BackgroundWork { () -> [(entry: SourceGlob.Entry, pattern: Int)] in
+            // Only two patterns can name one file twice; one pattern's files are distinct already.
+            var present: Set<String>? = collection.sources.count > 1 ? [] : nil
+            var found: [(entry: SourceGlob.Entry, pattern: Int)] = []
+            for (number, pattern) in collection.sources.enumerated() {
+                for entry in SourceGlob(pattern: pattern).entries(under: root, sorted: false) where present?.insert(entry.path).inserted ?? true {
+                    found.append((entry, number))
+                }
+            }
+            return found
+        }
         let known = try store.fingerprints(ofCollection: collection.name)
-        var foundRows = Set<Int64>()
-        foundRows.reserveCapacity(known.count)
-        for (number, pattern) in collection.sources.enumerated() {
-            for entry in SourceGlob(pattern: pattern).entries(under: root, sorted: false) where present?.insert(entry.path).inserted ?? true {
+        let found = try walk.value()
+        // Each file is looked up and sorted into the ones to read and the others on two threads, in halves.
+        let parts = found.count >= 4_096 ? 2 : 1
+        let shares = (0..<parts).map { _ in FilesShare() }
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let share = shares[part]
+            for (entry, pattern) in found[found.count * part / parts..<found.count * (part + 1) / parts] {
                 let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
                 let previous = known[SiteStore.pathKey(entry.path)]
-                if let previous { foundRows.insert(previous.row) }
-                let plan = FilePlan(path: entry.path, stat: stat, previous: previous, pattern: number)
+                if previous != nil { share.known += 1 }
+                let plan = FilePlan(path: entry.path, stat: stat, previous: previous, pattern: pattern)
                 // Estimated before the transaction: a schema change makes every file need reading.
-                if Self.isUnchanged(stat, since: previous) { unchanged.append(plan) } else { toRead.append(plan) }
+                if Self.isUnchanged(stat, since: previous) { share.unchanged.append(plan) } else { share.toRead.append(plan) }
             }
         }
+        var toRead = shares.flatMap(\.toRead), unchanged = shares.count == 1 ? shares[0].unchanged : shares.flatMap(\.unchanged)
         // Only the files to read need an order (a rebuilt table puts all of them in it, `load(plan:)`):
         // sorting a folder of 100,000 records by name was 68 ms of the load of an incremental build that
         // reads a few of them (decisions.md 21). Kept apart, the unchanged ones are not copied again either.
         toRead.sort(by: FilePlan.loadingOrder)
         // The sources the store knows that are gone, by their rows; their paths are read only when there are some.
-        let gone = foundRows.count == known.count ? [] : known.values.map(\.row).filter { !foundRows.contains($0) }
+        // Found files are distinct, so as many as the store knows means none is gone (unless two paths share
+        // a 64-bit key, which the lookup by key already takes to be impossible).
+        let gone: [Int64]
+        if shares.reduce(0, { $0 + $1.known }) == known.count {
+            gone = []
+        } else {
+            let foundRows = Set((toRead + unchanged).compactMap { $0.previous?.row })
+            gone = known.values.map(\.row).filter { !foundRows.contains($0) }
+        }
         var removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone), missing: [SourceError] = []
         // A pattern's folder that is not there is a checkout or a mount missing, not a collection emptied
         // on purpose (that leaves the folder): its files' rows are kept, and the build fails.
@@ -142,6 +165,14 @@ struct CollectionLoader {
     private static func isUnchanged(_ stat: SiteStore.SourceFingerprint, since previous: SiteStore.SourceFingerprint?) -> Bool {
         guard let previous, previous.succeeded else { return false }
         return previous.size == stat.size && previous.modified == stat.modified
+    }
+
+    /// One thread's share of the found files, sorted: written by that thread only, read once all have finished.
+    private final class FilesShare: @unchecked Sendable {
+        var toRead: [FilePlan] = []
+        var unchanged: [FilePlan] = []
+        /// How many of them the store knows.
+        var known = 0
     }
 
     /// A small source file as the read-ahead thread leaves it: read, hashed and parsed into rows.

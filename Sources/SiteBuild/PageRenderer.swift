@@ -364,21 +364,22 @@ struct PageRenderer {
         // Who has each page: records rendered by path, records kept by their place in the last manifest
         // (a string per kept page cost more than the rest of keeping it).
         var owners: [String: String] = [:]
-        var ownedSlots = Set<Int>()
+        var ownedSlots = [Bool](repeating: false, count: plan.slotCount)
         var problems: [SourceError] = []
         let throttle = ProgressThrottle(step: "detail pages of \(collection.name)", total: count, report: progress)
         defer { throttle.finish() }
-        var settings = Fingerprint()
-        settings.combine(siteFingerprint)
-        settings.combine(collectionSettings(collection))
+        var settingsFingerprint = Fingerprint()
+        settingsFingerprint.combine(siteFingerprint)
+        settingsFingerprint.combine(collectionSettings(collection))
+        let settings = settingsFingerprint.signed, template = templateFingerprint(detail.template)
         let inputs = { (offset: Int) -> PageInputs in
             // A detail page shows its record and its neighbours' titles and links.
             var data = Fingerprint()
-            for neighbour in [offset - 1, offset, offset + 1] {
+            for neighbour in offset - 1...offset + 1 {
                 data.combine(neighbour >= 0 && neighbour < count ? rows.ids[neighbour] : 0)
                 data.combine(neighbour >= 0 && neighbour < count ? rows.versions[neighbour] : 0)
             }
-            return PageInputs(settings: settings.signed, template: templateFingerprint(detail.template), data: data.signed)
+            return PageInputs(settings: settings, template: template, data: data.signed)
         }
         let dirty = relatedChanges[collection.name] ?? []
         let site = site, body = body
@@ -393,11 +394,21 @@ struct PageRenderer {
             return found
         }
         let lastDetail = plan.lastDetails(in: collection.name)
+        let lastSlots = plan.lastDetailSlots(in: collection.name)
+        let keepsUnchanged = plan.renderAllReason == nil
         for offset in 0..<count {
             throttle.advance(to: offset)
-            links[offset - 2] = nil
+            if !links.isEmpty { links[offset - 2] = nil }
             let id = rows.ids[offset]
             var pageInputs = inputs(offset)
+            // Most records of a build are where the last one left them, with the same neighbours: their
+            // pages are kept at the cost of a lookup and a comparison.
+            if keepsUnchanged, let slot = lastSlots[id], !ownedSlots[slot], plan.recordedInputs(at: slot).map({
+                $0.data == pageInputs.data && $0.settings == settings && $0.template == template
+            }) == true, !dirty.contains(id), plan.keepIfUnclaimed(slot) {
+                ownedSlots[slot] = true
+                continue
+            }
             let last = lastDetail(id)
             // When a neighbour changed, what counts is whether its title or link did: read, for these pages only.
             if let recorded = last?.entry.inputs, recorded.data == pageInputs.data, plan.renderAllReason == nil {
@@ -406,19 +417,19 @@ struct PageRenderer {
                 pageInputs.content = try linksFingerprint(offset: offset, rows: rows, link: link)
             }
             // An unchanged record keeps the page the last build gave it, unless an earlier record now claims it.
-            if let last, !ownedSlots.contains(last.slot), plan.claimant(ofSlot: last.slot) == nil,
+            if let last, !ownedSlots[last.slot], plan.claimant(ofSlot: last.slot) == nil,
                 plan.reason(for: [last.slot], inputs: pageInputs, dirty: dirty.contains(id),
                             explain: { explainDetail(id: id, delta: delta, table: collection.name) }) == nil
             {
                 plan.keep([last.slot], inputs: pageInputs)
-                ownedSlots.insert(last.slot)
+                ownedSlots[last.slot] = true
                 continue
             }
             let row = try controller.objects(in: offset..<(offset + 1))[0]
             guard let path = try link(offset).path else { continue }
             let key = row["_key"]?.stringValue ?? "", file = String(path.dropFirst()) + "index.html"
             let slot = plan.slot(of: file)
-            if let owner = owners[file] ?? slot.flatMap({ ownedSlots.contains($0) ? plan.previous(file)?.key : nil }) {
+            if let owner = owners[file] ?? slot.flatMap({ ownedSlots[$0] ? plan.previous(file)?.key : nil }) {
                 let source = row["_source"]?.stringValue ?? collection.name
                 let line = row["_line"]?.int64Value.map(Int.init)
                 problems.append(SourceError(file: source, line: line, reason:
@@ -432,7 +443,7 @@ struct PageRenderer {
                 continue
             }
             owners[file] = key
-            if let slot { ownedSlots.insert(slot) }
+            if let slot { ownedSlots[slot] = true }
             let record = PageRecord(inputs: nil, hash: 0, owner: collection.name, record: id, key: key)
             guard plan.needsRender([file], inputs: pageInputs, about: record, dirty: dirty.contains(id) || last?.path != file,
                                    explain: { explainDetail(id: id, delta: delta, table: collection.name) })

@@ -67,6 +67,26 @@ final class RenderPlan: @unchecked Sendable {
         return { [paths, entries] id in slots[id].map { ($0, paths[$0], entries[$0]) } }
     }
 
+    /// The places of the last build's pages of `collection`'s records, by record id.
+    func lastDetailSlots(in collection: String) -> [Int64: Int] { details[collection] ?? [:] }
+
+    /// How many files the last manifest has: its places are `0..<slotCount`.
+    var slotCount: Int { paths.count }
+
+    /// What the file at `slot` of the last manifest was made from, as recorded.
+    func recordedInputs(at slot: Int) -> PageInputs? { entries[slot].inputs }
+
+    /// Keeps the last build's file at `slot`, whose recorded inputs are this build's, unless a page of
+    /// this build already has it; says whether it did.
+    func keepIfUnclaimed(_ slot: Int) -> Bool {
+        lock.withLock {
+            guard !seen[slot] else { return false }
+            seen[slot] = true
+            keptFiles += 1
+            return true
+        }
+    }
+
     /// The place of `path` in the last manifest.
     func slot(of path: String) -> Int? { index[path] }
 
