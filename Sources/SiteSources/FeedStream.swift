@@ -92,6 +92,8 @@ final class CleanedFeedStream: InputStream {
     private var isFirstChunk = true
     /// Set when the reader of the items has stopped: the stream then ends at once.
     var stopped = false
+    /// The declared entities whose values were left out (`XMLCleaner.cutEntities`).
+    var cutEntities: [String] { cleaner.cutEntities }
 
     init?(file url: URL) {
         descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
@@ -129,7 +131,7 @@ final class CleanedFeedStream: InputStream {
             cleaner.finish(into: &buffer)
         } else {
             // The document type, if any, is in the first chunk: its entities are known before any reference.
-            if isFirstChunk { cleaner.declared = XMLCleaner.internalEntities(in: UnsafeRawBufferPointer(rebasing: chunk[0..<count])) }
+            if isFirstChunk { cleaner.declare(from: UnsafeRawBufferPointer(rebasing: chunk[0..<count])) }
             isFirstChunk = false
             cleaner.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &buffer)
         }

@@ -24,6 +24,21 @@ struct XMLCleaner {
 
     /// The text of each general entity the document declares, by name (`internalEntities(in:)`).
     var declared: [String: [UInt8]] = [:]
+    /// Where the document type's internal subset is (`[` to `]`, as byte offsets of the document): blanked,
+    /// since its entities are replaced here. libxml2 expanding nested ones itself took minutes a reference.
+    var internalSubset: Range<Int>?
+    /// The declared entities whose values were cut short (`internalEntities(in:)`).
+    private var cutDeclared: Set<String> = []
+    /// Those of them the document uses, and any reference left out past the expansion budget, for a warning.
+    private(set) var cutEntities: [String] = []
+
+    /// Reads the document type's declarations at the start of a document (its first chunk).
+    mutating func declare<Bytes: Collection<UInt8>>(from bytes: Bytes) {
+        let found = Self.declarations(in: bytes)
+        declared = found.values
+        internalSubset = found.subset
+        cutDeclared = Set(found.cut)
+    }
     /// How many more bytes replacing them may add to the document: a small value referenced a million
     /// times must not make gigabytes (past it, references are left to the parser, which drops them).
     private var expansionBudget = 16 << 20
@@ -45,13 +60,18 @@ struct XMLCleaner {
 
     /// The whole of `bytes`, cleaned.
     static func cleaned(_ bytes: [UInt8]) -> [UInt8] {
+        cleanedWithCutEntities(bytes).bytes
+    }
+
+    /// `cleaned(_:)`, and the declared entities whose values were cut short.
+    static func cleanedWithCutEntities(_ bytes: [UInt8]) -> (bytes: [UInt8], cut: [String]) {
         var cleaner = XMLCleaner()
-        cleaner.declared = internalEntities(in: bytes.prefix(SourceInput.chunkSize))
+        cleaner.declare(from: bytes.prefix(SourceInput.chunkSize))
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         bytes.withUnsafeBytes { cleaner.feed($0, into: &output) }
         cleaner.finish(into: &output)
-        return output
+        return (output, cleaner.cutEntities)
     }
 
     private mutating func process(into output: inout [UInt8], final: Bool) {
@@ -67,6 +87,11 @@ struct XMLCleaner {
         func blank(_ byte: UInt8) -> UInt8 { byte == 0x0A ? 0x0A : 0x20 }
         while index < end {
             let byte = bytes[index]
+            if let subset = internalSubset, subset.contains(offset + index) {
+                output.append(blank(byte))
+                index += 1
+                continue
+            }
             switch state {
             case .cdata:
                 if matches("]]>", at: index) {
@@ -123,11 +148,14 @@ struct XMLCleaner {
                     index += length
                     continue
                 }
-                if byte == UInt8(ascii: "&"), !declared.isEmpty, let (text, length) = declaredEntity(in: bytes, at: index),
-                    text.count <= expansionBudget
-                {
-                    expansionBudget -= text.count
-                    output += text
+                if byte == UInt8(ascii: "&"), !declared.isEmpty, let (name, text, length) = declaredEntity(in: bytes, at: index) {
+                    // Past the budget a reference is left out, and said to be.
+                    if text.count <= expansionBudget, !cutDeclared.contains(name) {
+                        expansionBudget -= text.count
+                        output += text
+                    } else if !cutEntities.contains(name) {
+                        cutEntities.append(name)
+                    }
                     index += length
                     continue
                 }
@@ -158,13 +186,12 @@ struct XMLCleaner {
 
 extension XMLCleaner {
     /// The text and length of the reference to a declared entity at `index`, when that is one.
-    private func declaredEntity(in bytes: [UInt8], at index: Int) -> ([UInt8], Int)? {
+    private func declaredEntity(in bytes: [UInt8], at index: Int) -> (String, [UInt8], Int)? {
         var end = index + 1
         while end < bytes.count, end - index <= Self.longestName, bytes[end].isNameByte { end += 1 }
-        guard end < bytes.count, bytes[end] == UInt8(ascii: ";"), end > index + 1,
-            let text = declared[String(decoding: bytes[(index + 1)..<end], as: UTF8.self)]
-        else { return nil }
-        return (text, end + 1 - index)
+        let name = String(decoding: bytes[(index + 1)..<min(end, bytes.count)], as: UTF8.self)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: ";"), end > index + 1, let text = declared[name] else { return nil }
+        return (name, text, end + 1 - index)
     }
 
     /// The general entities declared with a literal value in the internal subset of the document type
@@ -172,15 +199,21 @@ extension XMLCleaner {
     /// references to the others it makes replaced, a few levels deep and within a bound, so that no
     /// declaration can make the document grow without end. Parameter and external entities are left out.
     static func internalEntities<Bytes: Collection<UInt8>>(in bytes: Bytes) -> [String: [UInt8]] {
+        declarations(in: bytes).values
+    }
+
+    /// What the internal subset at the start of `bytes` declares: the entities' values, the names of those
+    /// cut short (nested deeper than three levels, or past 64 KiB), and where the subset is.
+    static func declarations<Bytes: Collection<UInt8>>(in bytes: Bytes) -> (values: [String: [UInt8]], cut: [String], subset: Range<Int>?) {
         // Most feeds have no document type: the bytes are searched before any text is made of them.
         let all = Array(bytes)
-        guard let found = all.firstRange(of: Array("<!DOCTYPE".utf8)) else { return [:] }
-        let text = String(decoding: all[found.lowerBound...].prefix(1 << 20), as: UTF8.self)
-        guard let doctype = text.range(of: "<!DOCTYPE"), let open = text[doctype.upperBound...].firstIndex(of: "["),
-            !text[doctype.upperBound..<open].contains(">"), let close = text[open...].range(of: "]")
-        else { return [:] }
+        guard let found = all.firstRange(of: Array("<!DOCTYPE".utf8)),
+            let open = all[found.upperBound...].firstIndex(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: ">") }),
+            all[open] == UInt8(ascii: "["), let close = all[open...].firstIndex(of: UInt8(ascii: "]"))
+        else { return ([:], [], nil) }
+        let text = String(decoding: all[open..<close], as: UTF8.self)
         var declared: [String: String] = [:]
-        var rest = text[open..<close.lowerBound]
+        var rest = text[...]
         while let start = rest.range(of: "<!ENTITY") {
             rest = rest[start.upperBound...]
             let afterSpace = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
@@ -193,32 +226,52 @@ extension XMLCleaner {
             declared[String(name)] = String(value[value.index(after: value.startIndex)..<end])
         }
         // References to other declared entities, replaced three levels deep and to 64 KiB at most per value;
-        // a value that would grow past that keeps its references. Built a byte at a time with the bound
+        // past either, the value is empty and its name is reported (the parser never sees a declaration,
+        // so a reference left in would be one to an undeclared entity). Built a byte at a time with the bound
         // checked as it grows, so a value costs a few times 64 KiB at most: replacing whole strings level by
         // level made nested declarations, never used, take minutes and gigabytes.
         let values = declared.mapValues { Array($0.utf8) }
-        func expanded(_ name: String, depth: Int) -> [UInt8] {
+        var cut = Set<String>()
+        // Each value at each depth is worked out once: a hundred declarations naming each other a hundred
+        // times would otherwise be visited a hundred million times.
+        var known: [String: [UInt8]?] = [:]
+        func expanded(_ name: String, depth: Int) -> [UInt8]? {
+            let key = "\(depth) \(name)"
+            if let done = known[key] { return done }
+            let result = expanding(name, depth: depth)
+            known[key] = result
+            return result
+        }
+        func expanding(_ name: String, depth: Int) -> [UInt8]? {
             let value = values[name]!
-            guard depth < 3, value.contains(UInt8(ascii: "&")) else { return value }
+            guard value.contains(UInt8(ascii: "&")) else { return value }
             var result: [UInt8] = []
             var index = 0
             while index < value.count {
                 if value[index] == UInt8(ascii: "&"), let semicolon = value[index...].prefix(longestName + 2).firstIndex(of: UInt8(ascii: ";")) {
                     let other = String(decoding: value[(index + 1)..<semicolon], as: UTF8.self)
                     if other != name, values[other] != nil {
-                        result += expanded(other, depth: depth + 1)
+                        guard depth < 3, let inner = expanded(other, depth: depth + 1), result.count + inner.count <= 64 << 10 else { return nil }
+                        result += inner
                         index = semicolon + 1
-                        if result.count > 64 << 10 { return value }
                         continue
                     }
                 }
                 result.append(value[index])
                 index += 1
-                if result.count > 64 << 10 { return value }
             }
             return result
         }
-        return Dictionary(uniqueKeysWithValues: values.keys.map { ($0, expanded($0, depth: 0)) })
+        var expandedValues: [String: [UInt8]] = [:]
+        for name in values.keys {
+            if let value = expanded(name, depth: 0) {
+                expandedValues[name] = value
+            } else {
+                expandedValues[name] = []
+                cut.insert(name)
+            }
+        }
+        return (expandedValues, cut.sorted(), open..<(close + 1))
     }
 }
 
