@@ -97,16 +97,18 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
     public init?(parsing text: String) {
         let parts = text.split(whereSeparator: { $0 == "-" || $0 == "/" }).map(String.init)
         guard parts.count == 3 else { return nil }
-        var year: Int?, month: Int?, day: Int?
+        var year: Int?, month: Int?, day: Int?, yearText: String
         if text.contains("/") {
-            month = Int(parts[0]); day = Int(parts[1]); year = Int(parts[2])
+            month = Int(parts[0]); day = Int(parts[1]); yearText = parts[2]
         } else if parts[0].count == 4 {
-            year = Int(parts[0]); month = Int(parts[1]); day = Int(parts[2])
+            yearText = parts[0]; month = Int(parts[1]); day = Int(parts[2])
         } else {
-            day = Int(parts[0]); month = FeedDate.monthNumber(parts[1]); year = Int(parts[2])
+            day = Int(parts[0]); month = FeedDate.monthNumber(parts[1]); yearText = parts[2]
         }
+        year = Int(yearText)
         guard var year, let month, let day else { return nil }
-        if year < 100 { year += year < 70 ? 2000 : 1900 }
+        // Only a year written with two digits is one of a century to guess: `0001-01-01` is the year 1.
+        if yearText.count <= 2 { year += year < 70 ? 2000 : 1900 }
         guard (1...12).contains(month), day >= 1, day <= CalendarDate.daysIn(month: month, year: year) else {
             return nil
         }

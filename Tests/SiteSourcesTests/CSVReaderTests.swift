@@ -116,6 +116,14 @@ final class CSVReaderTests: XCTestCase {
         }
     }
 
+    func testOnlyATwoDigitYearIsGivenACentury() throws {
+        let dates: [(String, String)] = [
+            ("0001-01-01", "0001-01-01"), ("0099-12-31", "0099-12-31"), ("1/2/0050", "0050-01-02"), ("1-May-0023", "0023-05-01"),
+            ("1-May-23", "2023-05-01"), ("5/1/99", "1999-05-01"), ("2023-05-01", "2023-05-01"),
+        ]
+        for (text, iso) in dates { XCTAssertEqual(CalendarDate(parsing: text)?.iso8601, iso, text) }
+    }
+
     func testNumbersMayGroupTheirDigitsByThousandsButACommaElsewhereIsAnError() throws {
         let grouped: [(String, FieldValue)] = [
             ("1,234", .integer(1234)), ("-12,345,678", .integer(-12_345_678)), ("+999", .integer(999)), ("42", .integer(42)),
