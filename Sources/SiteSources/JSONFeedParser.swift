@@ -75,8 +75,10 @@ struct JSONFeedParser {
         }
         let authors = value["authors"]?.array ?? value["author"].map { [$0] } ?? []
         let author = authors.compactMap { $0["name"]?.string }.joined(separator: ", ")
+        // An item with only an update date is published then too, as in RSS and Atom.
+        let updated = date("date_modified")
         let item = FeedItem(
-            id: id, title: text("title"), link: link, published: date("date_published"), updated: date("date_modified"),
+            id: id, title: text("title"), link: link, published: date("date_published") ?? updated, updated: updated,
             author: author.isEmpty ? nil : author, summary: text("summary"),
             content: html(text("content_html")) ?? text("content_text").map(escapedParagraphs),
             categories: (value["tags"]?.array ?? []).compactMap(\.string),

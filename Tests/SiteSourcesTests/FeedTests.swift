@@ -155,6 +155,17 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(entry.published.map(FeedDate.rfc3339), "2024-01-02T03:04:05Z", "an entry with only its update date is dated by it")
     }
 
+    func testAJSONFeedItemWithOnlyAModifiedDateIsPublishedThen() throws {
+        let json = """
+            {"version": "https://jsonfeed.org/version/1.1", "title": "J", "items": [
+             {"id": "m1", "url": "https://j.example/m", "date_modified": "2024-03-03T00:00:00Z"},
+             {"id": "m2", "url": "https://j.example/n", "date_published": "2024-01-01T00:00:00Z", "date_modified": "2024-03-03T00:00:00Z"}]}
+            """
+        let items = try FeedParser(file: "j.json").parse(Data(json.utf8)).items
+        XCTAssertEqual(items.map(\.published), [FeedDate.parse("2024-03-03T00:00:00Z"), FeedDate.parse("2024-01-01T00:00:00Z")])
+        XCTAssertEqual(items.map(\.updated), [FeedDate.parse("2024-03-03T00:00:00Z"), FeedDate.parse("2024-03-03T00:00:00Z")])
+    }
+
     func testAJSONFeedItemsRelativeAddressesAreResolvedAgainstItsHomePage() throws {
         let json = """
             {"version": "https://jsonfeed.org/version/1.1", "title": "J", "home_page_url": "https://j.example/",
