@@ -9,9 +9,19 @@ public enum BuildError: Error, CustomStringConvertible {
     /// A collection's fields changed in `sitegen.yml`, and some of its sources do not load with the new ones:
     /// the store and the pages are kept as the last build left them, rather than losing those sources' rows.
     case newFieldsFailed(collection: String, problems: [SourceError])
+    /// The build loaded its sources, then stopped at the error: `summary` has what the load reported
+    /// (the bad sources, the warnings), which the next build, finding those files unchanged, does not.
+    indirect case stopped(BuildError, summary: BuildSummary)
+
+    /// What the build did before it stopped, when it loaded its sources.
+    public var summary: BuildSummary? {
+        if case .stopped(_, let summary) = self { return summary }
+        return nil
+    }
 
     public var description: String {
         switch self {
+        case .stopped(let error, _): return error.description
         case .config(let error): return error.description
         case .templates(let error): return error.description
         case .output(let path, let reason): return "\(path): cannot write: \(reason)"

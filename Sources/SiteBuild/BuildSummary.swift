@@ -56,8 +56,14 @@ public struct BuildSummary: Sendable {
     /// Problems that did not stop anything.
     public var warnings: [SourceError] = []
 
+    /// A summary of a build that has done nothing yet.
+    public init() {}
+
+    /// The error that stopped the build before its pages were done (a template's, the configuration's).
+    public var stoppedBy: String?
+
     /// Whether everything built.
-    public var succeeded: Bool { problems.isEmpty }
+    public var succeeded: Bool { problems.isEmpty && stoppedBy == nil }
 
     /// What `sitegen build --plan` prints: each page rendered and why, then the files written and deleted.
     public var plan: String {
@@ -86,7 +92,7 @@ public struct BuildSummary: Sendable {
         let report = Report(
             dryRun: dryRun, succeeded: succeeded, rendered: rendered, kept: pagesKept, written: writtenPaths, unchanged: pagesUnchanged,
             deleted: deletedPaths, deltas: deltas, rows: ["inserted": rowsInserted, "updated": rowsUpdated, "deleted": rowsDeleted],
-            problems: problems.map(\.description), stages: Dictionary(stageSeconds.map { ($0.stage, $0.seconds) }) { $1 })
+            problems: problems.map(\.description) + (stoppedBy.map { [$0] } ?? []), stages: Dictionary(stageSeconds.map { ($0.stage, $0.seconds) }) { $1 })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(report)

@@ -56,16 +56,21 @@ public struct SiteBuilder {
     /// the result is the same, file for file, as a build from nothing.
     public func build(options: Options = Options()) throws -> BuildSummary {
         let store = try SiteStore(path: storePath.path)
-        guard options.dryRun else { return try build(store: store, options: options) }
-        // A dry run changes the store as a build would, so that it plans exactly what a build would do,
-        // then takes it all back.
-        try store.database.execute("BEGIN IMMEDIATE")
-        defer { try? store.database.execute("ROLLBACK") }
-        return try build(store: store, options: options)
+        var summary = BuildSummary(), loaded = false
+        do {
+            guard options.dryRun else { return try build(store: store, options: options, into: &summary, loaded: &loaded) }
+            // A dry run changes the store as a build would, so that it plans exactly what a build would do,
+            // then takes it all back.
+            try store.database.execute("BEGIN IMMEDIATE")
+            defer { try? store.database.execute("ROLLBACK") }
+            return try build(store: store, options: options, into: &summary, loaded: &loaded)
+        } catch let error as BuildError where loaded {
+            // What the load found is said too: the next build sees those sources unchanged and would not.
+            throw BuildError.stopped(error, summary: summary)
+        }
     }
 
-    private func build(store: SiteStore, options: Options) throws -> BuildSummary {
-        var summary = BuildSummary()
+    private func build(store: SiteStore, options: Options, into summary: inout BuildSummary, loaded: inout Bool) throws -> BuildSummary {
         summary.dryRun = options.dryRun
         var clock = StageClock()
         let config = try readConfig()
@@ -107,6 +112,7 @@ public struct SiteBuilder {
             return (previous.paths.count, RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll))
         }
         let changes = try load(config: config, store: store, into: &summary)
+        loaded = true
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
 

@@ -23,7 +23,10 @@ public struct Rebuilder {
             report.warnings = summary.warnings.map(\.description)
         } catch {
             // BuildError names the file and reason; anything else (the store, the disk) is reported the same way.
-            report.errors = ["\(error)"]
+            // A build that stopped after its load says what the load found too: the next one will not.
+            let loaded = (error as? BuildError)?.summary
+            report.errors = (loaded?.problems.map(\.description) ?? []) + ["\(error)"]
+            report.warnings = loaded?.warnings.map(\.description) ?? []
         }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return report

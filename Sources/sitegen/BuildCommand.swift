@@ -51,22 +51,33 @@ struct BuildCommand: ParsableCommand {
         do {
             summary = try builder.build(options: SiteBuilder.Options(dryRun: plan, full: full))
         } catch let error as BuildError {
+            // What the load reported before the build stopped is said first; a report says it stopped.
+            var stopped = error.summary ?? BuildSummary()
+            stopped.dryRun = plan
+            stopped.stoppedBy = error.description
+            for warning in stopped.warnings { printError("warning: \(warning)") }
+            for problem in stopped.problems { printError("error: \(problem)") }
             printError("error: \(error)")
+            try writeReport(of: stopped)
             throw ExitCode.failure
         }
         for warning in summary.warnings { printError("warning: \(warning)") }
         for problem in summary.problems { printError("error: \(problem)") }
         if plan, !summary.plan.isEmpty { print(summary.plan) }
-        if let report {
-            do {
-                try replaceFile(at: URL(fileURLWithPath: report), with: try summary.reportJSON())
-            } catch {
-                printError("error: \(report): cannot write the report: \(error.localizedDescription)")
-                throw ExitCode.failure
-            }
-        }
+        try writeReport(of: summary)
         print(summary.report)
         if !summary.succeeded { throw ExitCode.failure }
+    }
+
+    /// Writes `summary` as JSON to the `--report` file, if one was asked for.
+    private func writeReport(of summary: BuildSummary) throws {
+        guard let report else { return }
+        do {
+            try replaceFile(at: URL(fileURLWithPath: report), with: try summary.reportJSON())
+        } catch {
+            printError("error: \(report): cannot write the report: \(error.localizedDescription)")
+            throw ExitCode.failure
+        }
     }
 }
 

@@ -155,6 +155,34 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(expected.allSatisfy { got[$0.key] == $0.value })
     }
 
+    func testABuildStoppedByATemplateSaysWhatItsLoadFoundAndWritesItsReport() throws {
+        let site = try exampleSite()
+        // A feed whose date is unreadable loads with a warning; the next build finds it unchanged and is silent.
+        try """
+            <rss version="2.0"><channel><title>Odd</title><link>https://odd.example.org/</link><description>d</description>
+            <item><title>Odd date</title><link>https://odd.example.org/1</link><pubDate>sometime in May</pubDate></item>
+            </channel></rss>
+            """.write(to: site.appendingPathComponent("content/feeds/odd.xml"), atomically: true, encoding: .utf8)
+        try "<rss><channel>".write(to: site.appendingPathComponent("content/feeds/cut.xml"), atomically: true, encoding: .utf8)
+        let template = site.appendingPathComponent("Templates/detail.mustache")
+        let good = try String(contentsOf: template, encoding: .utf8)
+        try (good + "{{oops}}\n").write(to: template, atomically: true, encoding: .utf8)
+        let report = site.appendingPathComponent("report.json")
+        let failed = try run(["build", "--site", site.path, "--report", report.path], in: site)
+        XCTAssertEqual(failed.status, 1)
+        let lines = failed.stderr.split(separator: "\n").map(String.init)
+        let warning = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("warning: content/feeds/odd.xml:2:") }, failed.stderr)
+        let error = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("error: content/feeds/cut.xml:") }, failed.stderr)
+        let stop = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("error: Templates/detail.mustache:") && $0.contains("'oops'") }, failed.stderr)
+        XCTAssertLessThan(max(warning, error), stop, "the load's messages come before the error that stopped the build")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        XCTAssertEqual(json["succeeded"] as? Bool, false)
+        let problems = try XCTUnwrap(json["problems"] as? [String])
+        XCTAssertEqual(problems.count, 2, "\(problems)")
+        XCTAssertTrue(problems[0].hasPrefix("content/feeds/cut.xml:"), "\(problems)")
+        XCTAssertTrue(problems[1].hasPrefix("Templates/detail.mustache:"), "\(problems)")
+    }
+
     func testHelpDescribesTheBuildCommand() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable.path), "sitegen was not built at \(executable.path)")
         let result = try run(["build", "--help"], in: try temporaryFolder())
