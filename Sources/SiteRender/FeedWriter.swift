@@ -157,7 +157,7 @@ public enum FeedWriter {
             <channel>
             <title>\(escapeXML(content.title))</title>
             <link>\(escapeXML(content.link))</link>
-            <description>\(escapeXML(content.title + " · " + content.siteTitle))</description>
+            <description>\(escapeXML(escapeXML(content.title + " · " + content.siteTitle)))</description>
             <atom:link href="\(escapeXML(selfURL))" rel="self" type="application/rss+xml"/>
 
             """
@@ -171,7 +171,8 @@ public enum FeedWriter {
             // RSS's own <author> must be an e-mail address; a name goes in Dublin Core's creator.
             if let author = entry.author { xml += "<dc:creator>\(escapeXML(author))</dc:creator>\n" }
             // The summary as the description (readers show it in lists), the whole HTML as content:encoded.
-            if let description = entry.summary ?? entry.contentHTML { xml += "<description>\(escapeXML(description))</description>\n" }
+            // Readers take a description as HTML: a text summary is escaped as HTML first, so `<b>` in it shows.
+            if let description = entry.summary.map(escapeXML) ?? entry.contentHTML { xml += "<description>\(escapeXML(description))</description>\n" }
             if let html = entry.contentHTML { xml += "<content:encoded>\(escapeXML(html))</content:encoded>\n" }
             xml += "</item>\n"
         }

@@ -394,6 +394,20 @@ final class FeedWriterTests: XCTestCase {
         let rss = FeedWriter.document(content, format: .rss, selfURL: "https://x.org/rss.xml")
         XCTAssertFalse(rss.contains("lastBuildDate"), "no dated entry: no date, rather than 1970")
         XCTAssertTrue(rss.contains("<title>Quote &quot;q&quot;\tand\nline</title>"))
+        XCTAssertTrue(rss.contains("<description>A &amp;amp; B &amp;lt;news&amp;gt; · Site</description>"), "a text, in HTML")
         XCTAssertEqual(parsed?["version"] as? String, "https://jsonfeed.org/version/1.1")
+    }
+
+    /// RSS readers take a description as HTML, Atom a text summary as text: `<Holdings>` must show in both.
+    func testATextSummaryShowsAsTextInEveryFormat() throws {
+        let content = FeedContent(title: "T", siteTitle: "S", link: "https://x.org/", entries: [
+            .init(id: "https://x.org/1/", title: "One", link: "https://x.org/1/", date: nil, summary: "Sold <Holdings> & <b>more</b>",
+                  contentHTML: "<p>x</p>"),
+        ])
+        let rss = FeedWriter.document(content, format: .rss, selfURL: "https://x.org/rss.xml")
+        XCTAssertTrue(rss.contains("<description>Sold &amp;lt;Holdings&amp;gt; &amp;amp; &amp;lt;b&amp;gt;more&amp;lt;/b&amp;gt;</description>"), rss)
+        XCTAssertTrue(rss.contains("<content:encoded>&lt;p&gt;x&lt;/p&gt;</content:encoded>"), rss)
+        let atom = FeedWriter.document(content, format: .atom, selfURL: "https://x.org/atom.xml")
+        XCTAssertTrue(atom.contains("<summary>Sold &lt;Holdings&gt; &amp; &lt;b&gt;more&lt;/b&gt;</summary>"), atom)
     }
 }
