@@ -23,6 +23,8 @@ public struct SiteBuilder {
     /// Told, about twice a second, how the pages of each listing and collection are coming along (only
     /// for steps that take longer than half a second).
     public var onRenderProgress: ((RenderProgress) -> Void)?
+    /// Told when another sitegen process is building this site: this build waits for it to finish.
+    public var onWaitingForAnotherBuild: (() -> Void)?
 
     /// Prepares a build of the site at `root`; the output and store locations default to `output/` and `.sitegen/`.
     public init(root: URL, outputDirectory: URL? = nil, storePath: URL? = nil) {
@@ -55,6 +57,8 @@ public struct SiteBuilder {
     /// Only the pages whose inputs changed since the last complete build are rendered (see `RenderPlan`);
     /// the result is the same, file for file, as a build from nothing.
     public func build(options: Options = Options()) throws -> BuildSummary {
+        let lock = try BuildLock(beside: storePath, onWait: onWaitingForAnotherBuild)
+        defer { withExtendedLifetime(lock) {} }
         let store = try SiteStore(path: storePath.path)
         var summary = BuildSummary(), loaded = false
         do {
@@ -215,6 +219,8 @@ extension SiteBuilder {
         var summary = BuildSummary()
         var clock = StageClock()
         let config = try readConfig()
+        let lock = try BuildLock(beside: storePath, onWait: onWaitingForAnotherBuild)
+        defer { withExtendedLifetime(lock) {} }
         let store = try SiteStore(path: storePath.path)
         clock.lap("config", into: &summary)
         // The next build will not see this load's changes: it must render every page.

@@ -47,6 +47,7 @@ struct BuildCommand: ParsableCommand {
         let progress = ProgressLine()
         builder.onLoadProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "loading") }
         builder.onRenderProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "rendering") }
+        builder.onWaitingForAnotherBuild = { printError("waiting for another sitegen building this site to finish") }
         let summary: BuildSummary
         do {
             summary = try builder.build(options: SiteBuilder.Options(dryRun: plan, full: full))

@@ -183,6 +183,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(problems[1].hasPrefix("Templates/detail.mustache:"), "\(problems)")
     }
 
+    func testABuildWaitsWhileAnotherProcessBuildsTheSite() throws {
+        let site = try exampleSite()
+        XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
+        // The test holds the lock another build would hold.
+        let lock = open(site.appendingPathComponent(".sitegen/lock").path, O_RDWR | O_CREAT, 0o644)
+        XCTAssertEqual(flock(lock, LOCK_EX), 0)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["build", "--site", site.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(process.isRunning, "the second build waits")
+        close(lock)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(said.hasPrefix("waiting for another sitegen building this site to finish\n"), said)
+    }
+
     func testHelpDescribesTheBuildCommand() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable.path), "sitegen was not built at \(executable.path)")
         let result = try run(["build", "--help"], in: try temporaryFolder())
