@@ -35,14 +35,14 @@ public struct FeedParser {
             encodingWarning = SourceError(file: file, line: position.line, column: position.column,
                                           reason: "not valid UTF-8; read as Windows-1252 (declare the encoding in the XML declaration to say otherwise)")
         }
-        let (cleanedBytes, cutEntities) = XMLCleaner.cleanedWithCutEntities([UInt8](utf8))
+        let (cleanedBytes, cleaningWarnings) = XMLCleaner.cleanedWithWarnings([UInt8](utf8), file: file)
         let cleaned = Data(cleanedBytes)
         // Handed over whole, a document past 10,000,000 bytes is one libxml2 will not look through
         // ("huge input lookup", error 1); a stream hands it over a chunk at a time, as a file's is.
         let parser = cleaned.count > Self.wholeDocumentLimit ? XMLParser(stream: InputStream(data: cleaned)) : XMLParser(data: cleaned)
         let delegate = FeedParserDelegate(file: file, parser: parser)
         if let encodingWarning { delegate.warnings.append(encodingWarning) }
-        return try run(parser, delegate, cutEntities: { cutEntities })
+        return try run(parser, delegate, cleaningWarnings: { cleaningWarnings })
     }
 
     /// Parses the feed file at `url` as it is read, in constant memory, handing each item to `emit` (the
@@ -81,14 +81,14 @@ public struct FeedParser {
                 }
             }
             defer { delegate.onItem = nil }
-            return try run(parser, delegate, stoppedBy: { failure }, cutEntities: { stream.cutEntities })
+            return try run(parser, delegate, stoppedBy: { failure }, cleaningWarnings: { stream.cleaningWarnings(file: file) })
         }
         return document
     }
 
     /// Runs the parse and turns what the delegate collected, or the first error, into the result.
     private func run(_ parser: XMLParser, _ delegate: FeedParserDelegate,
-                     stoppedBy failure: () -> SourceError? = { nil }, cutEntities: () -> [String]) throws(SourceError) -> FeedDocument
+                     stoppedBy failure: () -> SourceError? = { nil }, cleaningWarnings: () -> [SourceError]) throws(SourceError) -> FeedDocument
     {
         parser.delegate = delegate
         parser.shouldProcessNamespaces = true
@@ -105,12 +105,10 @@ public struct FeedParser {
         if !finished {
             throw SourceError(file: file, line: parser.lineNumber, reason: "the XML parser stopped without saying why")
         }
-        // Nested declarations that would make megabytes of each reference (the "billion laughs") are left out.
-        let cut = cutEntities().map {
-            SourceError(file: file, line: 1, reason: "the entity '\($0)' declared in the document type nests too deep or grows past 64 KiB; its references are left out")
-        }
+        // Nested declarations that would make megabytes of each reference (the "billion laughs") are left
+        // out, and HTML entity names read: both are said.
         return FeedDocument(kind: delegate.kind!, title: delegate.feedTitle, link: delegate.feedLink,
-                            items: delegate.items, warnings: cut + delegate.warnings)
+                            items: delegate.items, warnings: cleaningWarnings() + delegate.warnings)
     }
 }
 

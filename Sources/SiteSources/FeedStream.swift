@@ -92,8 +92,8 @@ final class CleanedFeedStream: InputStream {
     private var isFirstChunk = true
     /// Set when the reader of the items has stopped: the stream then ends at once.
     var stopped = false
-    /// The declared entities whose values were left out (`XMLCleaner.cutEntities`).
-    var cutEntities: [String] { cleaner.cutEntities }
+    /// What a reader of `file` should know of the cleaning (`XMLCleaner.warnings(file:)`).
+    func cleaningWarnings(file: String) -> [SourceError] { cleaner.warnings(file: file) }
 
     init?(file url: URL) {
         descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)

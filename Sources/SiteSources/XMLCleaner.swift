@@ -31,6 +31,21 @@ struct XMLCleaner {
     private var cutDeclared: Set<String> = []
     /// Those of them the document uses, and any reference left out past the expansion budget, for a warning.
     private(set) var cutEntities: [String] = []
+    /// The first HTML entity name the document uses (`&nbsp;`, not XML), and its line, for a warning.
+    private(set) var firstHTMLEntity: (name: String, line: Int)?
+    /// The line of the next byte to clean.
+    private var line = 1
+
+    /// What the cleaning changed that a reader should know, as warnings about `file`.
+    func warnings(file: String) -> [SourceError] {
+        var warnings = cutEntities.map {
+            SourceError(file: file, line: 1, reason: "the entity '\($0)' declared in the document type nests too deep or grows past 64 KiB; its references are left out")
+        }
+        if let (name, line) = firstHTMLEntity {
+            warnings.append(SourceError(file: file, line: line, reason: "HTML entity names such as '&\(name);' are not XML; read as the characters they name"))
+        }
+        return warnings
+    }
 
     /// Reads the document type's declarations at the start of a document (its first chunk).
     mutating func declare<Bytes: Collection<UInt8>>(from bytes: Bytes) {
@@ -60,18 +75,18 @@ struct XMLCleaner {
 
     /// The whole of `bytes`, cleaned.
     static func cleaned(_ bytes: [UInt8]) -> [UInt8] {
-        cleanedWithCutEntities(bytes).bytes
+        cleanedWithWarnings(bytes, file: "").bytes
     }
 
-    /// `cleaned(_:)`, and the declared entities whose values were cut short.
-    static func cleanedWithCutEntities(_ bytes: [UInt8]) -> (bytes: [UInt8], cut: [String]) {
+    /// `cleaned(_:)`, and what a reader of `file` should be warned of (`warnings(file:)`).
+    static func cleanedWithWarnings(_ bytes: [UInt8], file: String) -> (bytes: [UInt8], warnings: [SourceError]) {
         var cleaner = XMLCleaner()
         cleaner.declare(from: bytes.prefix(SourceInput.chunkSize))
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         bytes.withUnsafeBytes { cleaner.feed($0, into: &output) }
         cleaner.finish(into: &output)
-        return (output, cleaner.cutEntities)
+        return (output, cleaner.warnings(file: file))
     }
 
     private mutating func process(into output: inout [UInt8], final: Bool) {
@@ -87,6 +102,7 @@ struct XMLCleaner {
         func blank(_ byte: UInt8) -> UInt8 { byte == 0x0A ? 0x0A : 0x20 }
         while index < end {
             let byte = bytes[index]
+            if byte == 0x0A { line += 1 }
             if let subset = internalSubset, subset.contains(offset + index) {
                 output.append(blank(byte))
                 index += 1
@@ -144,6 +160,9 @@ struct XMLCleaner {
                     }
                 }
                 if byte == UInt8(ascii: "&"), let (code, length) = entity(in: bytes, at: index) {
+                    if firstHTMLEntity == nil {
+                        firstHTMLEntity = (String(decoding: bytes[(index + 1)..<(index + length - 1)], as: UTF8.self), line)
+                    }
                     output += Array("&#\(code);".utf8)
                     index += length
                     continue

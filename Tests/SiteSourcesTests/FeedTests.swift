@@ -193,13 +193,16 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(feed.title, "Example Corp news")
         XCTAssertEqual(feed.items.first?.title, "Results from Example Corp today")
         XCTAssertEqual(feed.items.first?.summary, "the Example Corp group & \u{E9}")
+        XCTAssertEqual(feed.warnings.map(\.description),
+                       ["d.xml:9: HTML entity names such as '&eacute;' are not XML; read as the characters they name"])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("d.xml")
         try rss.write(to: file, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try FeedSource(url: file, displayName: "d.xml").read().records.first?.fields["title"], .text("Results from Example Corp today"),
-                       "read as a stream too")
+        let read = try FeedSource(url: file, displayName: "d.xml").read()
+        XCTAssertEqual(read.records.first?.fields["title"], .text("Results from Example Corp today"), "read as a stream too")
+        XCTAssertEqual(read.warnings.map(\.description), feed.warnings.map(\.description))
     }
 
     /// Nine declarations of ten references each name 7.2 GB of text: a feed from a stranger must not take
