@@ -21,7 +21,7 @@ public struct SourceInspector {
         do {
             switch collection?.kind ?? Self.kind(of: url) {
             case .feed:
-                let document = try FeedParser(file: display).parse(Data(contentsOf: url))
+                let document = FeedSource.asLoaded(try FeedParser(file: display).parse(Data(contentsOf: url)), file: display)
                 return (feedReport(document), true)
             case let kind:
                 let source: any Source

@@ -16,23 +16,9 @@ public struct FeedSource: Source {
     /// Reads every item as a record; a repeated id keeps the first item and warns. A feed file is parsed
     /// as it is read (after one pass that checks its encoding), so its items are never all in memory.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
-        var warnings: [SourceError] = []
-        var seen: [String: Int] = [:]
+        var filter = ItemFilter(file: displayName)
         func add(_ item: FeedItem) throws(SourceError) {
-            if let earlier = seen[item.id] {
-                warnings.append(SourceError(file: displayName, line: item.line,
-                                            reason: "item id '\(item.id)' repeats the item at line \(earlier); the first one is kept"))
-                return
-            }
-            seen[item.id] = item.line
-            var item = item
-            if let link = item.link, !Self.isWebAddress(link) {
-                // Templates put the link in an `href`: a `javascript:` one would run in the reader's browser.
-                warnings.append(SourceError(file: displayName, line: item.line,
-                                            reason: "item link '\(link.prefix(80))' is not a web address; the item is kept without it"))
-                item.link = nil
-            }
-            try emit(Self.record(item))
+            if let item = filter.admit(item) { try emit(Self.record(item)) }
         }
         let document: FeedDocument
         if let data = input.dataInMemory {
@@ -45,7 +31,43 @@ public struct FeedSource: Source {
             document = try FeedParser(file: displayName).parse(contentsOf: url, prescan: prescan, emit: add)
         }
         // The document's own warnings come first, in line order, then the repeated ids.
-        return document.warnings + warnings
+        return document.warnings + filter.warnings
+    }
+
+    /// `document` (parsed from `file`) as a load keeps it: a repeated id's later items and links that are
+    /// not web addresses left out, with the load's warnings (for `sitegen parse`).
+    public static func asLoaded(_ document: FeedDocument, file: String) -> FeedDocument {
+        var filter = ItemFilter(file: file), loaded = document
+        loaded.items = document.items.compactMap { filter.admit($0) }
+        loaded.warnings += filter.warnings
+        return loaded
+    }
+
+    /// What a load keeps of each item in turn: the first of each id, without a link that is not a web address.
+    private struct ItemFilter {
+        let file: String
+        var warnings: [SourceError] = []
+        private var seen: [String: Int] = [:]
+
+        init(file: String) { self.file = file }
+
+        /// The item as loaded, or `nil` when an earlier one has its id.
+        mutating func admit(_ item: FeedItem) -> FeedItem? {
+            if let earlier = seen[item.id] {
+                warnings.append(SourceError(file: file, line: item.line,
+                                            reason: "item id '\(item.id)' repeats the item at line \(earlier); the first one is kept"))
+                return nil
+            }
+            seen[item.id] = item.line
+            var item = item
+            if let link = item.link, !FeedSource.isWebAddress(link) {
+                // Templates put the link in an `href`: a `javascript:` one would run in the reader's browser.
+                warnings.append(SourceError(file: file, line: item.line,
+                                            reason: "item link '\(link.prefix(80))' is not a web address; the item is kept without it"))
+                item.link = nil
+            }
+            return item
+        }
     }
 
     static func record(_ item: FeedItem) -> Record {

@@ -245,6 +245,20 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(item["link"], .null)
         XCTAssertEqual(item["enclosures"]?.array?.first?["length"]?.scalarText, "123")
 
+        // What a build loads: the first item of an id, no link that is not a web address, with their warnings.
+        try """
+            <rss version="2.0"><channel><title>T</title>
+            <item><guid>same</guid><title>One</title><link>javascript:alert(1)</link></item>
+            <item><guid>same</guid><title>Two</title></item>
+            </channel></rss>
+            """.write(to: folder.appendingPathComponent("twice.xml"), atomically: true, encoding: .utf8)
+        let twice = try run(["parse", "--json", "twice.xml"], in: folder)
+        var twiceParser = JSONParser(bytes: Array(twice.stdout.utf8))
+        let loaded = try twiceParser.parseDocument()
+        XCTAssertEqual(loaded["items"]?.array?.map { $0["title"]?.string }, ["One"])
+        XCTAssertEqual(loaded["items"]?.array?.first?["link"], .null)
+        XCTAssertEqual(loaded["warnings"]?.array?.count, 2, twice.stdout)
+
         try "<rss version=\"2.0\"><channel><item></channel></rss>".write(to: folder.appendingPathComponent("bad.xml"), atomically: true, encoding: .utf8)
         let bad = try run(["parse", "bad.xml"], in: folder)
         XCTAssertEqual(bad.status, 1)
