@@ -18,6 +18,11 @@ public struct SourceInspector {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
         let display = path
         let collection = declaringCollection(of: url)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            return (.object([("file", .string(display)), ("warnings", .array([])),
+                             ("errors", .array([problem(SourceError(file: display, reason: "is a folder; pass one source file"))]))]), false)
+        }
         do {
             switch collection?.kind ?? Self.kind(of: url) {
             case .feed:

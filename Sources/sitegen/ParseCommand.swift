@@ -75,6 +75,13 @@ struct SourcesCommand: ParsableCommand {
     @Option(name: .customLong("site"), help: ArgumentHelp("The site folder, holding sitegen.yml.", valueName: "folder"))
     var site: String = "."
 
+    func validate() throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: site, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("no site folder at '\(site)'; pass the folder that holds sitegen.yml with --site")
+        }
+    }
+
     func run() throws {
         let inspector = SourceInspector(root: URL(fileURLWithPath: site, isDirectory: true))
         do {

@@ -263,6 +263,9 @@ final class CommandLineTests: XCTestCase {
         let bad = try run(["parse", "bad.xml"], in: folder)
         XCTAssertEqual(bad.status, 1)
         XCTAssertEqual(bad.stderr, "error: bad.xml:1:45: not well-formed XML: a closing tag does not match the element it closes\n")
+        let folderGiven = try run(["parse", "."], in: folder)
+        XCTAssertEqual(folderGiven.status, 1)
+        XCTAssertEqual(folderGiven.stderr, "error: .: is a folder; pass one source file\n")
     }
 
     func testSourcesListsEachCollectionsFilesAndDumpsRows() throws {
