@@ -250,7 +250,7 @@ extension SiteBuilder {
             throw BuildError.newFieldsFailed(collection: failure.collection, problems: failure.problems)
         }
         summary.problems += loaded.problems
-        summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) } + loaded.warnings
+        summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) } + untitledFeeds(config) + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
         summary.sourcesSameBytes = loaded.sourcesSameBytes
@@ -262,6 +262,18 @@ extension SiteBuilder {
         }
         summary.warnings += try danglingReferences(config: config, store: store, changed: Set(loaded.changeset.tables.keys))
         return loaded.changeset
+    }
+
+    /// Warns about listings whose feeds would title every entry by its record's key: the collection has
+    /// no `title` field and no detail page naming one.
+    private func untitledFeeds(_ config: SiteConfig) -> [SourceError] {
+        config.listings.compactMap { listing in
+            guard !listing.feeds.isEmpty, let collection = config.collection(named: listing.from), !collection.hasTitles else { return nil }
+            let mark = listing.marks["feeds"] ?? listing.marks[""]
+            return SourceError(file: config.file, line: mark?.line, column: mark?.column, reason:
+                "listing '\(listing.name)': its feeds title each entry by its key, since collection '\(collection.name)' has no "
+                    + "'title' field; name one in its detail (detail: {path: ..., title: FIELD}) or call a field 'title'")
+        }
     }
 
     /// Warns about keys in relationship fields that name no record, for the collections whose rows, or

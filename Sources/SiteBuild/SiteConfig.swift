@@ -206,6 +206,12 @@ public struct CollectionConfig: Sendable {
     /// Where each declared field was written.
     public var fieldMarks: [String: ConfigMark] = [:]
 
+    /// Whether its records have a title to give feed entries: a `title` field, or the field its detail
+    /// page names (`detail: {title: name}`). Feeds and front matter always have one.
+    var hasTitles: Bool {
+        kind == .feed || kind == .markdown || detail?.titleField != nil || fields.contains { $0.name == "title" }
+    }
+
     /// Declared fields that templates cannot read because a record's own `key`, `title` or `url` takes
     /// the name: each a warning at the field's line.
     func hiddenFields(file: String) -> [SourceError] {

@@ -351,6 +351,34 @@ final class LoadingTests: XCTestCase {
         XCTAssertTrue(atom.contains("href=&quot;#top&quot;"), atom)
     }
 
+    func testFeedsOfACollectionWithoutTitlesAreAWarningAtTheirLine() throws {
+        try write("sitegen.yml", """
+            title: Test
+            baseURL: https://example.org/
+            collections:
+              banks:
+                kind: csv
+                sources: data/banks.csv
+                key: cert
+                fields: {cert: integer, name: text, closed: date}
+            listings:
+              home:
+                from: banks
+                sort: [-closed]
+                path: /
+                feeds: [rss]
+            """)
+        let summary = try build()
+        XCTAssertEqual(summary.warnings.map(\.description).filter { $0.contains("feeds") }, [
+            "sitegen.yml:14:12: listing 'home': its feeds title each entry by its key, since collection 'banks' has no 'title' field; "
+                + "name one in its detail (detail: {path: ..., title: FIELD}) or call a field 'title'",
+        ])
+        try write("sitegen.yml", try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+            .replacingOccurrences(of: "name: text", with: "title: text"))
+        try write("data/banks.csv", "cert,title,closed\n1,Alpha,2024-01-01\n")
+        XCTAssertEqual(try build().warnings.filter { $0.reason.contains("feeds") }.count, 0, "a title field")
+    }
+
     func testTitlesInOtherScriptsMakeTheirOwnPagesAndTheSitemapEncodesThem() throws {
         try FileManager.default.createDirectory(at: site.appendingPathComponent("posts"), withIntermediateDirectories: true)
         try write("sitegen.yml", """
