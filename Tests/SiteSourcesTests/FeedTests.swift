@@ -176,6 +176,16 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(item.content, "<img src=\"https://j.example/relative/pic.png\">")
     }
 
+    /// `text` written to a file `name` and read from it as a build reads a feed (as a stream).
+    private func readAsAFile(_ text: String, named name: String) throws -> SourceResult {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent(name)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return try FeedSource(url: file, displayName: name).read()
+    }
+
     func testEntitiesTheDocumentTypeDeclaresAreReplacedByTheirText() throws {
         let rss = """
             <?xml version="1.0"?>
@@ -195,12 +205,7 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(feed.items.first?.summary, "the Example Corp group & \u{E9}")
         XCTAssertEqual(feed.warnings.map(\.description),
                        ["d.xml:9: HTML entity names such as '&eacute;' are not XML; read as the characters they name"])
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("d.xml")
-        try rss.write(to: file, atomically: true, encoding: .utf8)
-        let read = try FeedSource(url: file, displayName: "d.xml").read()
+        let read = try readAsAFile(rss, named: "d.xml")
         XCTAssertEqual(read.records.first?.fields["title"], .text("Results from Example Corp today"), "read as a stream too")
         XCTAssertEqual(read.warnings.map(\.description), feed.warnings.map(\.description))
     }
@@ -228,12 +233,7 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(feed.warnings.map(\.description), ["d", "i"].map {
             "n.xml:1: the entity '\($0)' declared in the document type nests too deep or grows past 64 KiB; its references are left out"
         })
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("n.xml")
-        try rss.write(to: file, atomically: true, encoding: .utf8)
-        let read = try FeedSource(url: file, displayName: "n.xml").read()
+        let read = try readAsAFile(rss, named: "n.xml")
         XCTAssertEqual(read.records.map { $0.fields["title"] }, [.text("plain"), .text("deep")], "read as a stream too")
         XCTAssertEqual(read.warnings.count, 2)
     }
