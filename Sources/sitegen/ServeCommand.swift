@@ -38,10 +38,8 @@ struct ServeCommand: ParsableCommand {
         let builder = site.builder()
         let session = try WatchSession(builder: builder)
         _ = try TerminationSignals { _ in stopWatching(session) }
-        // The first build comes before the server, so the first request finds the site there.
-        let first = session.buildOnce()
-        printReport(first)
-
+        // The port is taken first, so that one in use is said at once rather than after a long first build;
+        // the address is printed once that build is done, so the first page opened finds the site there.
         let server: SiteServer
         let address: SiteServer.ListeningAddress
         do {
@@ -52,6 +50,9 @@ struct ServeCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode.failure
         }
+        let first = session.buildOnce()
+        printReport(first)
+        server.basePath = basePath(of: builder) ?? server.basePath
         printLine("serving \(address.url)\(server.basePath.dropFirst()) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
         printLine("watching \(session.watchedNames) for changes")
         try session.watch { report in

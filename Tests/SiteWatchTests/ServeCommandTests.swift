@@ -61,6 +61,7 @@ final class ServeCommandTests: XCTestCase {
         second.process.waitUntilExit()
         XCTAssertEqual(second.process.terminationStatus, 1)
         XCTAssertTrue(second.stderr.contains("error: cannot listen on 127.0.0.1:\(port): "), second.stderr)
+        XCTAssertFalse(second.stdout.contains("built in"), "the port is tried before the first build: \(second.stdout)")
         XCTAssertEqual(first.stop(), 0)
     }
 
