@@ -55,7 +55,7 @@ struct XMLCleaner {
         cutDeclared = Set(found.cut)
     }
     /// How many more bytes replacing them may add to the document: a small value referenced a million
-    /// times must not make gigabytes (past it, references are left to the parser, which drops them).
+    /// times must not make gigabytes (past it, references are left out, with a warning).
     private var expansionBudget = 16 << 20
     private var state = State.text
     private var held: [UInt8] = []
@@ -227,6 +227,8 @@ extension XMLCleaner {
         // Most feeds have no document type: the bytes are searched before any text is made of them.
         let all = Array(bytes)
         guard let found = all.firstRange(of: Array("<!DOCTYPE".utf8)),
+            // Only a document type before the root element is one: `<!DOCTYPE` in an item's CDATA is text.
+            !all[..<found.lowerBound].indices.contains(where: { all[$0] == UInt8(ascii: "<") && $0 + 1 < all.count && all[$0 + 1].isASCIILetter }),
             let open = all[found.upperBound...].firstIndex(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: ">") }),
             all[open] == UInt8(ascii: "["), let close = all[open...].firstIndex(of: UInt8(ascii: "]"))
         else { return ([:], [], nil) }
@@ -300,6 +302,8 @@ private extension UInt8 {
     var isNameByte: Bool {
         isASCIILetterOrDigit || self == UInt8(ascii: "-") || self == UInt8(ascii: "_") || self == UInt8(ascii: ".") || self >= 0x80
     }
+
+    var isASCIILetter: Bool { (self >= 0x61 && self <= 0x7A) || (self >= 0x41 && self <= 0x5A) }
 
     var isASCIILetterOrDigit: Bool {
         (self >= 0x61 && self <= 0x7A) || (self >= 0x41 && self <= 0x5A) || (self >= 0x30 && self <= 0x39)

@@ -52,7 +52,6 @@ struct ServeCommand: ParsableCommand {
         }
         let first = session.buildOnce()
         printReport(first)
-        server.basePath = basePath(of: builder) ?? server.basePath
         printLine("serving \(address.url)\(server.basePath.dropFirst()) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
         printLine("watching \(session.watchedNames) for changes")
         try session.watch { report in

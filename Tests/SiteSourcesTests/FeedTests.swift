@@ -210,6 +210,14 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(read.warnings.map(\.description), feed.warnings.map(\.description))
     }
 
+    func testADocumentTypeInsideAnItemIsTextAndKeptWhole() throws {
+        let rss = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>t</title>\n"
+            + "<item><title>Doc</title><link>https://e.com/1</link><description><![CDATA[Write <!DOCTYPE html [ <!ENTITY a \"b\"> ]> first &a;]]></description></item>"
+            + "</channel></rss>\n"
+        XCTAssertEqual(try FeedParser(file: "c.xml").parse(Data(rss.utf8)).items.first?.summary,
+                       "Write <!DOCTYPE html [ <!ENTITY a \"b\"> ]> first &a;")
+    }
+
     /// Nine declarations of ten references each name 7.2 GB of text: a feed from a stranger must not take
     /// the build's memory and minutes. One that grows past the bound is left out with a warning, and the
     /// parser never sees the declarations (libxml2 expanding the deepest itself took minutes).
