@@ -12,6 +12,10 @@ struct CollectionLoader {
     let store: SiteStore
     /// Told how the load of each large (streamed) source is going.
     var progress: ((LoadProgress) -> Void)?
+    /// The files and folders (relative to the site, or absolute) changed since the last load, when the
+    /// caller knows them (a watch, from inotify): only sources there, and those that failed, are looked at.
+    /// nil: the status of every source is read.
+    var changedPaths: Set<String>?
 
     struct Outcome {
         var changeset = Changeset()
@@ -30,11 +34,7 @@ struct CollectionLoader {
     static let bulkLoadBytes: Int64 = 64 << 20
 
     func load() throws -> Outcome {
-        let plans = try config.collections.map { collection in
-            let (files, unchanged, removed, missing) = try files(of: collection)
-            return CollectionPlan(collection: collection, schema: Self.schema(for: collection, listings: config.listings),
-                                  files: files, unchangedFiles: unchanged, removed: removed, missing: missing)
-        }
+        let plans = try config.collections.map { collection in try plan(of: collection, changedOnly: changedPaths != nil) }
         var bytesToRead: Int64 = 0
         for plan in plans {
             for file in plan.files { bytesToRead += file.stat.size }
@@ -57,8 +57,13 @@ struct CollectionLoader {
         /// The files whose size or modification time changed since their last good load (or that are new),
         /// in the loading order.
         let files: [FilePlan]
-        /// The others: read only into a rebuilt table, or when a feed of the collection changed.
+        /// The others: read only into a rebuilt table, or when a feed of the collection changed. Empty
+        /// when only the changed files were looked at (`complete` is false).
         let unchangedFiles: [FilePlan]
+        /// How many sources are unchanged, whether listed in `unchangedFiles` or not.
+        let unchangedCount: Int
+        /// Whether every source was looked at, rather than only those the caller said changed.
+        let complete: Bool
         /// Sources of the last load whose files are gone: their rows go.
         let removed: [String]
         /// Folders of its patterns that are missing, each an error: their files' rows stay.
@@ -79,6 +84,62 @@ struct CollectionLoader {
         static func loadingOrder(_ a: FilePlan, _ b: FilePlan) -> Bool {
             a.pattern != b.pattern ? a.pattern < b.pattern : a.path < b.path
         }
+    }
+
+    /// The collection's files and sources to load, from every source's status or, when `changedOnly` and
+    /// they suffice, from the changed paths alone.
+    private func plan(of collection: CollectionConfig, changedOnly: Bool) throws -> CollectionPlan {
+        let schema = Self.schema(for: collection, listings: config.listings)
+        // Feeds are read all together when one changed, and are few: they are always looked at whole.
+        if changedOnly, collection.kind != .feed, let changed = try changedFiles(of: collection) {
+            return CollectionPlan(collection: collection, schema: schema, files: changed.files, unchangedFiles: [],
+                                  unchangedCount: changed.unchanged, complete: false, removed: changed.removed, missing: [])
+        }
+        let (files, unchanged, removed, missing) = try files(of: collection)
+        return CollectionPlan(collection: collection, schema: schema, files: files, unchangedFiles: unchanged,
+                              unchangedCount: unchanged.count, complete: true, removed: removed, missing: missing)
+    }
+
+    /// The collection's files to read and sources gone, found from `changedPaths` and the sources whose last
+    /// load failed, without the status of the others: with a hundred thousand sources, reading every one's
+    /// status and fingerprint was most of a watch's rebuild before its first page. nil when a change holds
+    /// a folder a pattern starts in, or such a folder is missing: then only a walk of them all will do.
+    private func changedFiles(of collection: CollectionConfig) throws -> (files: [FilePlan], unchanged: Int, removed: [String])? {
+        guard let changedPaths, missingFolders(of: collection).isEmpty else { return nil }
+        let rootPath = root.standardizedFileURL.path
+        func location(_ path: String) -> String {
+            URL(fileURLWithPath: SourceGlob.location(of: path, under: rootPath)).standardizedFileURL.path
+        }
+        // A source that failed may load now though its file did not change (the key it repeated is gone).
+        let locations = Set(changedPaths.map(location) + (try store.failedSourcePaths(ofCollection: collection.name)).map(location)).sorted()
+        var found: [String: (entry: SourceGlob.Entry, pattern: Int)] = [:], places: Set<String> = []
+        for (number, pattern) in collection.sources.enumerated() {
+            let glob = SourceGlob(pattern: pattern)
+            for location in locations {
+                guard let change = glob.entries(at: location, under: root) else { return nil }
+                // The first pattern that finds a file is its pattern, as in a walk of them all.
+                for entry in change.found where found[entry.path] == nil { found[entry.path] = (entry, number) }
+                places.formUnion(change.paths)
+            }
+        }
+        // The sources the store knows there: at a changed path, or under it when it is (or was) a folder.
+        var candidates = places.union(found.keys)
+        for place in places { candidates.formUnion(try store.sourcePaths(ofCollection: collection.name, under: place)) }
+        let known = try store.fingerprints(ofCollection: collection.name, paths: candidates)
+        var toRead: [FilePlan] = [], unchanged = 0
+        for (path, (entry, pattern)) in found {
+            let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
+            if Self.isUnchanged(stat, since: known[path]) {
+                unchanged += 1
+            } else {
+                toRead.append(FilePlan(path: path, stat: stat, previous: known[path], pattern: pattern))
+            }
+        }
+        toRead.sort(by: FilePlan.loadingOrder)
+        let removed = known.keys.filter { found[$0] == nil }.sorted()
+        // The sources not looked at are as they were: unchanged.
+        unchanged += try store.sourceCount(ofCollection: collection.name) - known.count
+        return (toRead, unchanged, removed)
     }
 
     /// The collection's files as found now (those to read, in the loading order, and the others), the
@@ -219,12 +280,15 @@ struct CollectionLoader {
     }
 
     private func load(plan: CollectionPlan, into outcome: inout Outcome) throws {
+        var plan = plan
         let collection = plan.collection, schema = plan.schema
         // The files that have rows now, which a table made again would lose if they failed.
         let holding = try store.hasTable(schema) ? [] : Set(try store.database.fetchAll(
             "SELECT path FROM sitegen_sources WHERE collection = ? AND rows > 0", [.text(collection.name)]).compactMap { $0["path"]?.stringValue })
         // A rebuilt table (the fields changed) forgets its sources: every file is read again.
         let rebuilt = try store.prepareTable(schema)
+        // A rebuilt table reads every file, so every file must be found.
+        if rebuilt && !plan.complete { plan = try self.plan(of: collection, changedOnly: false) }
         let problemsBefore = outcome.problems.count
         outcome.problems += plan.missing
         try loadFiles(plan: plan, rebuilt: rebuilt, into: &outcome)
@@ -250,7 +314,7 @@ struct CollectionLoader {
         let readsAll = rebuilt || (collection.kind == .feed && !(plan.files.isEmpty && plan.removed.isEmpty))
         // Every file is read into a rebuilt table, in the loading order.
         let files = readsAll ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
-        if !readsAll { outcome.sourcesUnchanged += plan.unchangedFiles.count }
+        if !readsAll { outcome.sourcesUnchanged += plan.unchangedCount }
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
         let small = files.filter { $0.stat.size <= Self.wholeFileLimit }
         let rootPath = root.path
@@ -266,7 +330,7 @@ struct CollectionLoader {
         }
         defer { readAhead.cancel() }
         let target = Target(collection: collection, schema: schema, statements: statements, readsAll: readsAll)
-        let order = LoadOrder(paths: files.map(\.path), removed: plan.removed)
+        let order = LoadOrder(files: files, removed: plan.removed, patterns: collection.sources)
         statements.releasesKey = { owner, file in order.releases(owner, to: file) }
         var batch = Batch()
         // A failure that ends the load leaves no savepoint open behind it.
@@ -305,7 +369,21 @@ struct CollectionLoader {
             }
         }
         try keep(&batch, into: &outcome, changes: &changes)
-        if plan.files.isEmpty && plan.unchangedFiles.isEmpty && plan.missing.isEmpty {
+        // A source that gave its key up to a file before it is read again, whatever its bytes: it now fails
+        // on that key as in a clean build, and keeps its other rows as any failing source does.
+        for owner in order.rereads {
+            let location = SourceGlob.location(of: owner, under: rootPath)
+            var status = stat()
+            guard stat(location, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            let pattern = collection.sources.firstIndex { SourceGlob(pattern: $0).matches(owner) } ?? 0
+            let file = FilePlan(path: owner, stat: SiteStore.SourceFingerprint(size: Int64(status.st_size), modified: SourceGlob.modified(status),
+                                                                                hash: 0, succeeded: true),
+                                previous: nil, pattern: pattern)
+            let prepared = file.stat.size <= Self.wholeFileLimit
+                ? prepare(file, at: location, previous: nil, collection: collection, schema: schema) : nil
+            try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
+        }
+        if plan.files.isEmpty && plan.unchangedCount == 0 && plan.missing.isEmpty {
             outcome.warnings.append(SourceError(file: config.file, line: collection.sourcesMark?.line, column: collection.sourcesMark?.column,
                 reason: "collection '\(collection.name)': no file matches \(collection.sources.joined(separator: ", "))"))
         }
@@ -326,23 +404,35 @@ struct CollectionLoader {
     /// Which source gives up a key that a file being stored has too: a file renamed, or keys moved between
     /// files, chains and swaps included, load as a clean build loads them.
     private final class LoadOrder {
-        private let paths: [String]
+        private let files: [FilePlan]
         private let removed: [String]
+        private let patterns: [SourceGlob]
         /// Each file's place in the loading order, made at the first clash: most loads have none.
-        private lazy var places = Dictionary(paths.enumerated().map { ($1, $0) }) { first, _ in first }
+        private lazy var places = Dictionary(files.enumerated().map { ($1.path, $0) }) { first, _ in first }
         private lazy var gone = Set(removed)
+        /// Sources this load did not read that gave a key up to a file before them in the loading order, in
+        /// the order they did: read again once the load's files are stored, they fail as in a clean build.
+        private(set) var rereads: [String] = []
 
-        init(paths: [String], removed: [String]) {
-            self.paths = paths
+        init(files: [FilePlan], removed: [String], patterns: [String]) {
+            self.files = files
             self.removed = removed
+            self.patterns = patterns.map(SourceGlob.init(pattern:))
         }
 
-        /// Whether `owner` gives the key up to `file`: `owner`'s file is gone, or is stored after `file` in
-        /// this load (and finds the key taken then, if it still has it, as a clean build would).
+        /// Whether `owner` gives the key up to `file`: `owner`'s file is gone, or comes after `file` in the
+        /// loading order (and finds the key taken when it is read, in this load or after it, as a clean
+        /// build would).
         func releases(_ owner: String, to file: String) -> Bool {
             guard !gone.contains(owner) else { return true }
-            guard let ownerPlace = places[owner], let place = places[file] else { return false }
-            return ownerPlace > place
+            guard let place = places[file] else { return false }
+            if let ownerPlace = places[owner] { return ownerPlace > place }
+            // Not read in this load: its pattern, then its path, say whether it comes after.
+            guard let ownerPattern = patterns.firstIndex(where: { $0.matches(owner) }) else { return false }
+            let filePattern = files[place].pattern
+            guard filePattern != ownerPattern ? filePattern < ownerPattern : file < owner else { return false }
+            if !rereads.contains(owner) { rereads.append(owner) }
+            return true
         }
     }
 

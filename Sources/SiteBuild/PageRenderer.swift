@@ -74,6 +74,14 @@ struct PageRenderer {
             sectionOrder: listing.section != nil && !listing.sectionDeclarations.isEmpty ? listing.sectionDeclarations : nil,
             showsEmptySections: listing.showsEmptySections,
             prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: listing.pageSize)
+        // A record with no value for the section field is in no section, as a record with no tags is on no
+        // tag's page (a section without a name was a page titled with nothing, at /…/untitled/).
+        if let section = listing.section, listing.taxonomy == nil {
+            let parts = section.split(separator: ".", maxSplits: 1).map(String.init)
+            let column = parts.count == 2 ? quoteIdentifier(parts[0]) + "." + quoteIdentifier(parts[1])
+                : quoteIdentifier(listing.from) + "." + quoteIdentifier(section)
+            request.filter = (listing.filter.map { "(\($0)) AND " } ?? "") + column + " IS NOT NULL"
+        }
         // A taxonomy lists the list field's join table (a row per record and item), each row reaching its
         // record as `record.*`: a record is in the section of each of its items.
         var recordRow: (Row) -> Row = { $0 }
@@ -142,9 +150,10 @@ struct PageRenderer {
             }
             // Two values with the same slug ("CA", "ca") must not share pages: the later one is numbered. Its
             // address then depends on the sections before it, so the build says so.
-            var slug = slugify(info.name), suffix = 2
+            let named = PathPattern.shortened(Substring(slugify(info.name)))
+            var slug = named, suffix = 2
             let first = slugs[slug]
-            while slugs[slug] != nil { slug = slugify(info.name) + "-\(suffix)"; suffix += 1 }
+            while slugs[slug] != nil { slug = named + "-\(suffix)"; suffix += 1 }
             slugs[slug] = info.name
             if let first {
                 warnings.append(SourceError(file: "sitegen.yml", line: (listing.marks["section"] ?? listing.marks["taxonomy"] ?? listing.marks[""])?.line, reason:

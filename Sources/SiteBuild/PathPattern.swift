@@ -27,14 +27,50 @@ struct PathPattern {
     func fill(_ value: (Int) -> String?) -> String {
         var path = ""
         var placeholder = 0
+        var long = false
         for part in parts {
             path += part.literal
             if part.name != nil {
-                path += slugify(value(placeholder) ?? "")
+                let slug = slugify(value(placeholder) ?? "")
+                long = long || slug.utf8.count > Self.longestSegment
+                path += slug
                 placeholder += 1
             }
         }
-        return path
+        guard long || path.utf8.count > Self.longestSegment else { return path }
+        return path.split(separator: "/", omittingEmptySubsequences: false).map(Self.shortened).joined(separator: "/")
+    }
+
+    /// The most bytes a part of a page's path keeps. File systems allow 255 a name, and a page is written
+    /// through a temporary file named after it with some 40 more: a record titled at length failed the build.
+    static let longestSegment = 200
+
+    /// `segment` cut to `longestSegment` bytes, at a hyphen where one is near the end, and given a hash of
+    /// the whole so that two long titles that begin alike stay two pages; as it is when short enough.
+    static func shortened(_ segment: Substring) -> String {
+        guard segment.utf8.count > longestSegment else { return String(segment) }
+        var hash: UInt32 = 0x811c_9dc5
+        for byte in segment.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        let suffix = "-" + String(hash, radix: 16).leftPadded(to: 8)
+        var kept = Substring(""), bytes = 0
+        for character in segment {
+            let size = character.utf8.count
+            guard bytes + size <= longestSegment - suffix.utf8.count else { break }
+            kept.append(character)
+            bytes += size
+        }
+        if let hyphen = kept.lastIndex(of: "-"), kept.distance(from: kept.startIndex, to: hyphen) >= kept.count / 2 {
+            kept = kept[..<hyphen]
+        }
+        while kept.hasSuffix("-") { kept.removeLast() }
+        return kept + suffix
+    }
+}
+
+private extension String {
+    /// The text with zeros before it up to `width` characters.
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 

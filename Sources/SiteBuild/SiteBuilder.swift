@@ -43,11 +43,16 @@ public struct SiteBuilder {
         /// The most pages one sitemap file lists, the sitemaps protocol's limit; past it, `sitemap.xml` is
         /// an index of files of this many (tests make it small).
         var pagesPerSitemap = 50_000
+        /// The files and folders (relative to the site, or absolute) changed since the last build whose load
+        /// was committed, when the caller knows them all (a watch, from inotify): the load then looks only
+        /// at sources there and at those that failed, not at every source's status. nil: it looks at all.
+        public var changedSources: Set<String>?
 
         /// Options for a build; the defaults write, rendering only the pages whose inputs changed.
-        public init(dryRun: Bool = false, full: Bool = false) {
+        public init(dryRun: Bool = false, full: Bool = false, changedSources: Set<String>? = nil) {
             self.dryRun = dryRun
             self.full = full
+            self.changedSources = changedSources
         }
     }
 
@@ -115,7 +120,7 @@ public struct SiteBuilder {
                 : nil
             return (previous.paths.count, RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll))
         }
-        let changes = try load(config: config, store: store, into: &summary)
+        let changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources, into: &summary)
         loaded = true
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
@@ -240,8 +245,9 @@ extension SiteBuilder {
 
     /// Loads the sources and returns what changed in the store.
     @discardableResult
-    func load(config: SiteConfig, store: SiteStore, into summary: inout BuildSummary) throws -> Changeset {
+    func load(config: SiteConfig, store: SiteStore, changedSources: Set<String>? = nil, into summary: inout BuildSummary) throws -> Changeset {
         var loader = CollectionLoader(root: root, config: config, store: store)
+        loader.changedPaths = changedSources
         loader.progress = onLoadProgress
         let loaded: CollectionLoader.Outcome
         do {

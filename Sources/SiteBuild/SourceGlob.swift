@@ -39,26 +39,105 @@ struct SourceGlob {
     /// `sorted` is false (then in the order the file system lists them). Each is looked up from its
     /// folder (`fstatat`), not from the root: a path walk per file cost more than the stat.
     func entries(under root: URL, sorted: Bool = true) -> [Entry] {
-        let components = pattern.split(separator: "/").map(String.init)
-        let literalPrefix = components.prefix { !$0.contains(where: { "*?[".contains($0) }) }
         let rootPath = root.standardizedFileURL.path
-        guard literalPrefix.count < components.count else {
-            var status = stat()
-            guard stat(Self.location(of: pattern, under: rootPath), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [] }
-            return [Entry(path: pattern, size: Int64(status.st_size), modified: Self.modified(status))]
+        let shape = Shape(pattern)
+        guard shape.hasWildcard else {
+            guard let entry = Self.entry(at: pattern, under: rootPath) else { return [] }
+            return [entry]
         }
-        // An absolute pattern's paths stay absolute, so that they match it.
-        let base = (pattern.hasPrefix("/") ? "/" : "") + literalPrefix.joined(separator: "/")
-        let recursive = pattern.contains("**")
-        let flags = recursive ? 0 : FNM_PATHNAME
-        let glob = recursive ? pattern.replacingOccurrences(of: "**/", with: "*") : pattern
-        let depth = recursive ? Int.max : components.count - literalPrefix.count
         var matches: [Entry] = []
-        walk(rootPath, relative: base, depth: depth, glob: glob, flags: flags, into: &matches)
+        walk(rootPath, relative: shape.base, depth: shape.depth, glob: shape.glob, flags: shape.flags, into: &matches)
         return sorted ? matches.sorted { $0.path < $1.path } : matches
     }
 
-    private static func modified(_ status: stat) -> Double {
+    /// The pattern taken apart: the folder its walk starts in, how deep it goes and what it matches there.
+    private struct Shape {
+        /// Whether any part has a wildcard; without one the pattern names one file.
+        let hasWildcard: Bool
+        /// The walk's first folder as the paths it gives start (absolute for an absolute pattern).
+        let base: String
+        /// How many levels below `base` a match can be.
+        let depth: Int
+        /// What `fnmatch` matches a path against, with `flags`.
+        let glob: String
+        let flags: Int32
+
+        init(_ pattern: String) {
+            let components = pattern.split(separator: "/").map(String.init)
+            let literalPrefix = components.prefix { !$0.contains(where: { "*?[".contains($0) }) }
+            hasWildcard = literalPrefix.count < components.count
+            // An absolute pattern's paths stay absolute, so that they match it.
+            base = (pattern.hasPrefix("/") ? "/" : "") + literalPrefix.joined(separator: "/")
+            let recursive = pattern.contains("**")
+            flags = recursive ? 0 : FNM_PATHNAME
+            glob = recursive ? pattern.replacingOccurrences(of: "**/", with: "*") : pattern
+            depth = recursive ? Int.max : components.count - literalPrefix.count
+        }
+    }
+
+    /// The file at `path` (as the walk writes paths) with its status, if it is a regular file (or a link to one).
+    private static func entry(at path: String, under rootPath: String) -> Entry? {
+        var status = stat()
+        guard stat(location(of: path, under: rootPath), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Entry(path: path, size: Int64(status.st_size), modified: modified(status))
+    }
+
+    /// What the pattern matches at or under `location` (an absolute, standardized path of a file or folder
+    /// that changed), found as `entries(under:)` finds them, and the path the walk would write for
+    /// `location` (empty when nothing the pattern matches can be there): sources the store knows at that
+    /// path or under it are the ones that may be gone. `nil` when `location` holds the folder the pattern
+    /// starts in: then only a whole walk says what is there.
+    func entries(at location: String, under root: URL) -> (found: [Entry], paths: [String])? {
+        let rootPath = root.standardizedFileURL.path
+        let shape = Shape(pattern)
+        guard shape.hasWildcard else {
+            guard location == Self.standardized(Self.location(of: pattern, under: rootPath)) else { return ([], []) }
+            return (Self.entry(at: pattern, under: rootPath).map { [$0] } ?? [], [pattern])
+        }
+        let baseLocation = Self.standardized(shape.base.isEmpty ? rootPath : Self.location(of: shape.base, under: rootPath))
+        if baseLocation == location || baseLocation.hasPrefix(location + "/") { return nil }
+        let inside = baseLocation == "/" ? location.hasPrefix("/") : location.hasPrefix(baseLocation + "/")
+        guard inside else { return ([], []) }
+        let rest = location.dropFirst(baseLocation == "/" ? 1 : baseLocation.count + 1)
+        let parts = rest.split(separator: "/")
+        // The walk skips hidden files and folders and goes no deeper than the pattern can match.
+        guard !parts.contains(where: { $0.hasPrefix(".") }), parts.count <= shape.depth else { return ([], []) }
+        let path = shape.base.isEmpty ? String(rest) : shape.base == "/" ? "/" + rest : shape.base + "/" + rest
+        var status = stat()
+        if lstat(location, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            var matches: [Entry] = []
+            walk(rootPath, relative: path, depth: shape.depth == Int.max ? Int.max : shape.depth - parts.count, glob: shape.glob,
+                 flags: shape.flags, into: &matches)
+            return (matches, [path])
+        }
+        guard fnmatch(shape.glob, path, shape.flags) == 0 else { return ([], [path]) }
+        return (Self.entry(at: path, under: rootPath).map { [$0] } ?? [], [path])
+    }
+
+    /// Whether a walk of the pattern finds the file `path` (written as the walk writes paths), if it is there.
+    func matches(_ path: String) -> Bool {
+        let shape = Shape(pattern)
+        guard shape.hasWildcard else { return path == pattern }
+        let rest: Substring
+        if shape.base.isEmpty {
+            guard !path.hasPrefix("/") else { return false }
+            rest = path[...]
+        } else if shape.base == "/" {
+            guard path.hasPrefix("/") else { return false }
+            rest = path.dropFirst()
+        } else {
+            guard path.hasPrefix(shape.base + "/") else { return false }
+            rest = path.dropFirst(shape.base.count + 1)
+        }
+        let parts = rest.split(separator: "/")
+        return !parts.contains(where: { $0.hasPrefix(".") }) && parts.count <= shape.depth && fnmatch(shape.glob, path, shape.flags) == 0
+    }
+
+    private static func standardized(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    static func modified(_ status: stat) -> Double {
         Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
     }
 

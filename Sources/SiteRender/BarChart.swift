@@ -35,6 +35,30 @@ public struct BarChart: Sendable, Equatable {
         self.width = width
     }
 
+    /// `label` as it fits in `width` pixels of 13-pixel type, by an estimate of its characters' widths (no
+    /// font is at hand): whole, or cut with an ellipsis.
+    static func fitted(_ label: String, width: Double) -> String {
+        func estimate(_ character: Character) -> Double {
+            guard let scalar = character.unicodeScalars.first else { return 0 }
+            // East Asian scripts and emoji take a whole em; capitals and wide letters more than most.
+            if scalar.value >= 0x1100 { return 13 }
+            if "MWmw@%".contains(character) { return 11 }
+            return character.isUppercase || character.isNumber ? 8.5 : 7
+        }
+        var used = 0.0
+        for (offset, character) in label.enumerated() {
+            used += estimate(character)
+            guard used > width else { continue }
+            var kept = label.prefix(offset)
+            var keptWidth = kept.reduce(0) { $0 + estimate($1) }
+            while keptWidth + 8 > width, let last = kept.popLast() { keptWidth -= estimate(last) }
+            // At a word's end, when one ends in the second half.
+            if let space = kept.lastIndex(of: " "), kept.distance(from: kept.startIndex, to: space) >= kept.count / 2 { kept = kept[..<space] }
+            return kept.trimmingCharacters(in: .whitespaces) + "…"
+        }
+        return label
+    }
+
     /// The chart as an `<svg>` element.
     public func svg() -> String {
         let rowHeight = 22, labelWidth = 160, countWidth = 60
@@ -46,8 +70,12 @@ public struct BarChart: Sendable, Equatable {
         for (index, bar) in bars.enumerated() {
             let y = 4 + index * rowHeight
             let length = bar.value == 0 ? 0 : max(1, bar.value * room / largest)
+            // A label wider than its room is cut, whole on hover: it is drawn leftwards from the bar and
+            // would run off the chart's edge.
+            let shown = Self.fitted(bar.label, width: Double(labelWidth - 12))
+            let label = shown == bar.label ? escapeXML(bar.label) : "<title>\(escapeXML(bar.label))</title>" + escapeXML(shown)
             var row = "<text x=\"\(labelWidth - 8)\" y=\"\(y + 15)\" text-anchor=\"end\" font-size=\"13\" fill=\"#1d2330\">"
-                + escapeXML(bar.label) + "</text>"
+                + label + "</text>"
             row += "<rect x=\"\(labelWidth)\" y=\"\(y + 3)\" width=\"\(length)\" height=\"\(rowHeight - 6)\" fill=\"#0b5cad\"/>"
             row += "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 15)\" font-size=\"13\" fill=\"#5b6270\">\(bar.value)</text>"
             if let link = bar.link { row = "<a href=\"\(escapeXML(link))\">" + row + "</a>" }

@@ -90,7 +90,8 @@ public enum FeedDate {
         guard let day = Int(dayText), let month = monthNumber(monthText), var year = Int(tokens[2]) else {
             return nil
         }
-        if tokens[2].count <= 2 { year += year < 70 ? 2000 : 1900 }
+        // RFC 5322's reading of an obsolete two-digit year: 00–49 are the 2000s, 50–99 the 1900s.
+        if tokens[2].count <= 2 { year += year < 50 ? 2000 : 1900 }
         var hour = 0, minute = 0, second = 0.0, offset = 0
         if tokens.count >= 4 {
             let clock = tokens[3].split(separator: ":").map { Int($0) }

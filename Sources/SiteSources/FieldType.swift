@@ -107,8 +107,9 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
         }
         year = Int(yearText)
         guard var year, let month, let day else { return nil }
-        // Only a year written with two digits is one of a century to guess: `0001-01-01` is the year 1.
-        if yearText.count <= 2 { year += year < 70 ? 2000 : 1900 }
+        // Only a year written with two digits is one of a century to guess: `0001-01-01` is the year 1. The
+        // guess is POSIX's (`strptime`'s `%y`, and Python's): 69–99 are the 1900s, 00–68 the 2000s.
+        if yearText.count <= 2 { year += year < 69 ? 2000 : 1900 }
         guard (1...12).contains(month), day >= 1, day <= CalendarDate.daysIn(month: month, year: year) else {
             return nil
         }

@@ -21,11 +21,32 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A real number as a page shows it: a whole one without `.0` (a `real` field read from `10` shows
-    /// `10`, as the data has it), others in Swift's shortest form (`0.5`, `1e+21`).
+    /// A real number as a page shows it: in the fewest digits that read back as the same number, written
+    /// out in full (`0.00001`, `10000000000000000`: readers of a report should not meet `1e-05`), a whole one
+    /// without `.0` (a `real` field read from `10` shows `10`, as the data has it).
     public static func text(of real: Double) -> String {
         if real == real.rounded(.towardZero), abs(real) < 1e15 { return String(Int64(real)) }
-        return String(real)
+        let shortest = String(real)
+        guard real.isFinite else { return shortest }
+        let negative = shortest.hasPrefix("-")
+        let unsigned = negative ? shortest.dropFirst() : Substring(shortest)
+        let parts = unsigned.split(separator: "e", maxSplits: 1)
+        let mantissa = parts[0], exponent = parts.count == 2 ? Int(parts[1]) ?? 0 : 0
+        let digits = mantissa.filter { $0 != "." }
+        // Where the point goes among the digits once the exponent is applied.
+        let point = (mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count) + exponent
+        var text: String
+        if point <= 0 {
+            text = "0." + String(repeating: "0", count: -point) + digits
+        } else if point >= digits.count {
+            text = digits + String(repeating: "0", count: point - digits.count)
+        } else {
+            text = String(digits.prefix(point)) + "." + digits.dropFirst(point)
+        }
+        // `1000000000000000.0` is whole; `0.50` cannot occur (the shortest form has no trailing zeros).
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        while text.count > 1, text.hasPrefix("0"), !text.hasPrefix("0.") { text.removeFirst() }
+        return (negative ? "-" : "") + text
     }
 
     /// The value as an integer when it is one (or integral text).

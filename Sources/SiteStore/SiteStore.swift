@@ -195,6 +195,41 @@ public final class SiteStore {
         return found
     }
 
+    /// The sources of `collection` among `paths` the store knows, with the fingerprints of their last loads,
+    /// by path: what a build told which files changed looks up instead of all of them.
+    public func fingerprints(ofCollection collection: String, paths: some Sequence<String>) throws -> [String: SourceFingerprint] {
+        var found: [String: SourceFingerprint] = [:]
+        let statement = try database.cachedStatement("SELECT size, mtime, hash, status, rowid FROM sitegen_sources WHERE path = ? AND collection = ?")
+        for path in paths {
+            try statement.forEachRow([.text(path), .text(collection)]) { row in
+                var fingerprint = row.isNull(at: 0) || row.isNull(at: 1) || row.isNull(at: 2)
+                    ? SourceFingerprint(size: -1, modified: 0, hash: 0, succeeded: false)
+                    : SourceFingerprint(size: row.int64(at: 0), modified: row.double(at: 1), hash: row.int64(at: 2), succeeded: row.string(at: 3) == "ok")
+                fingerprint.row = row.int64(at: 4)
+                found[path] = fingerprint
+            }
+        }
+        return found
+    }
+
+    /// The paths of the sources of `collection` under the folder `folder` (as the sources' paths are written).
+    public func sourcePaths(ofCollection collection: String, under folder: String) throws -> [String] {
+        // A range of the primary key: every path that starts with "folder/" sorts between it and "folder0".
+        try database.fetchAll("SELECT path FROM sitegen_sources WHERE path > ? AND path < ? AND collection = ?",
+                              [.text(folder + "/"), .text(folder + "0"), .text(collection)]).compactMap { $0["path"]?.stringValue }
+    }
+
+    /// The paths of the sources of `collection` whose last load failed: they are read again by every build.
+    public func failedSourcePaths(ofCollection collection: String) throws -> [String] {
+        try database.fetchAll("SELECT path FROM sitegen_sources WHERE collection = ? AND status != 'ok'", [.text(collection)])
+            .compactMap { $0["path"]?.stringValue }
+    }
+
+    /// How many sources of `collection` the store knows.
+    public func sourceCount(ofCollection collection: String) throws -> Int {
+        Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0)
+    }
+
     /// The paths of the sources at `rows` (their fingerprints' `row`), sorted.
     public func sourcePaths(atRows rows: [Int64]) throws -> [String] {
         var found: [String] = []

@@ -44,6 +44,9 @@ public final class FileWatcher: @unchecked Sendable {
         }
     }
 
+    /// The path in a batch that says events were lost (the kernel's queue overflowed): anything may have changed.
+    public static let eventsLost = "(events lost; rebuilding everything)"
+
     /// What this watcher was asked to watch, with what `watch(folders:files:)` added since.
     public private(set) var configuration: Configuration
 
@@ -56,6 +59,8 @@ public final class FileWatcher: @unchecked Sendable {
     /// Each watched folder by its watch, as a path relative to the root.
     private var folderByWatch: [Int32: String] = [:]
     private var stopped = false
+    /// Files changed since the last `takeQuietChanges()` whose names never start a build.
+    private var quietChanges = Set<String>()
 
     private static let folderEvents = IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
         | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK
@@ -153,6 +158,18 @@ public final class FileWatcher: @unchecked Sendable {
         #endif
     }
 
+    /// The files (relative to the root, or absolute) changed since the last call whose names never start a
+    /// build (`ChangeFilter`), hidden ones aside: a source pattern may still match them. Call it from the thread
+    /// that calls `nextBatch()`.
+    public func takeQuietChanges() -> Set<String> {
+        #if canImport(Glibc)
+        defer { quietChanges = [] }
+        return quietChanges
+        #else
+        return []
+        #endif
+    }
+
     /// Makes the blocked (or next) `nextBatch()` return nil; safe from any thread.
     public func stop() {
         #if canImport(Glibc)
@@ -173,7 +190,7 @@ public final class FileWatcher: @unchecked Sendable {
         if event.has(IN_Q_OVERFLOW) {
             // Events were lost: watch every folder again (adding an existing watch is harmless) and build anyway.
             try? watchFolders(configuration.folders)
-            changed.insert("(events lost; rebuilding everything)")
+            changed.insert(Self.eventsLost)
             return true
         }
         if event.has(IN_IGNORED) {
@@ -185,9 +202,12 @@ public final class FileWatcher: @unchecked Sendable {
         let vanished = event.has(IN_DELETE) || event.has(IN_MOVED_FROM)
         let path: String
         if event.watch == rootWatch {
-            if !isFolder && Self.matches(event.name, configuration.files)
-                && (configuration.files.contains(event.name) || !ChangeFilter.ignores(name: event.name)) {
-                if appeared { created.insert(event.name) }
+            if !isFolder && Self.matches(event.name, configuration.files) {
+                guard configuration.files.contains(event.name) || !ChangeFilter.ignores(name: event.name) else {
+                    noteQuiet(event.name)
+                    return false
+                }
+                if appeared && !changed.contains(event.name) { created.insert(event.name) }
                 changed.insert(event.name)
                 return true
             }
@@ -196,11 +216,16 @@ public final class FileWatcher: @unchecked Sendable {
         } else {
             // A folder's own deletion or move is seen, and handled, as an event of its parent.
             guard let folder = folderByWatch[event.watch], !event.name.isEmpty else { return false }
-            guard !ChangeFilter.ignores(name: event.name) else { return false }
+            guard !ChangeFilter.ignores(name: event.name) else {
+                if !isFolder { noteQuiet(folder + "/" + event.name) }
+                return false
+            }
             path = folder + "/" + event.name
         }
         guard !isIgnored(path) else { return false }
-        if appeared { created.insert(path) }
+        // Made in this batch only if that is the first thing that happened to it: a file deleted and made
+        // again, then deleted, was there before and is gone.
+        if appeared && !changed.contains(path) { created.insert(path) }
         if isFolder && appeared {
             // Files may have been written into the folder before its watch existed: they count as changed. Whether
             // a path inside is reported by an event or by this scan depends on timing; either way it is there once.
@@ -213,6 +238,13 @@ public final class FileWatcher: @unchecked Sendable {
             changed.insert(path)
         }
         return true
+    }
+
+    /// Notes a change of a file whose name never starts a build (an editor's backup or lock file), unless it
+    /// is hidden or in an ignored folder: a build may still want to know it changed (`takeQuietChanges()`).
+    private func noteQuiet(_ path: String) {
+        guard !(path.split(separator: "/").last ?? "").hasPrefix("."), !isIgnored(path) else { return }
+        quietChanges.insert(path)
     }
 
     /// Whether `name` is one of `names`, or matches one that is a pattern.

@@ -13,11 +13,14 @@ public struct Rebuilder {
     }
 
     /// Builds the site once; `changedPaths` (relative to the site) are what caused it, empty for a first build.
-    public func rebuild(changedPaths: [String] = []) -> RebuildReport {
+    /// `changedSources`, when given, are every file and folder changed since the last build that loaded
+    /// (`RebuildReport.loaded`): only sources there are looked at (`SiteBuilder.Options.changedSources`).
+    public func rebuild(changedPaths: [String] = [], changedSources: Set<String>? = nil) -> RebuildReport {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = RebuildReport(changedPaths: changedPaths)
         do {
-            let summary = try builder.build()
+            let summary = try builder.build(options: SiteBuilder.Options(changedSources: changedSources))
+            report.loaded = true
             report.summary = summary
             report.errors = summary.problems.map(\.description)
             report.warnings = summary.warnings.map(\.description)
@@ -25,6 +28,7 @@ public struct Rebuilder {
             // BuildError names the file and reason; anything else (the store, the disk) is reported the same way.
             // A build that stopped after its load says what the load found too: the next one will not.
             let loaded = (error as? BuildError)?.summary
+            report.loaded = loaded != nil
             report.errors = (loaded?.problems.map(\.description) ?? []) + ["\(error)"]
             report.warnings = loaded?.warnings.map(\.description) ?? []
         }
@@ -45,6 +49,8 @@ public struct RebuildReport: Sendable {
     public var warnings: [String] = []
     /// Wall-clock seconds the build took.
     public var seconds = 0.0
+    /// Whether the build's load was committed: the store then holds the sources as the build found them.
+    public var loaded = false
 
     /// Describes a build caused by `changedPaths` that has not run yet.
     public init(changedPaths: [String]) {

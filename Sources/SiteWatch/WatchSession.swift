@@ -22,6 +22,9 @@ public final class WatchSession: @unchecked Sendable {
     private var sources: (folders: [String], files: [String]) = ([], [])
     /// Why some source folder could not be watched, told with the next build.
     private var watchWarnings: [String] = []
+    /// Every path changed since the last build whose load was committed, or nil when that is not known
+    /// (no such build yet, events lost, `sitegen.yml` changed): then the next build looks at every source.
+    private var changedSinceLoad: Set<String>?
 
     /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
     /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
@@ -34,9 +37,22 @@ public final class WatchSession: @unchecked Sendable {
         followSources()
     }
 
-    /// Builds the site once, as the first build of a watch does.
+    /// Builds the site once, as the first build of a watch does; the paths given are what changed since the
+    /// last build of this session.
     public func buildOnce(changedPaths: [String] = []) -> RebuildReport {
-        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths)
+        // What the watcher saw is all that changed only when every event arrived and the sources are still
+        // where sitegen.yml said (a new pattern matches files that never changed).
+        if changedPaths.contains(FileWatcher.eventsLost) || changedPaths.contains(where: Self.watchedFiles.contains) {
+            changedSinceLoad = nil
+        } else {
+            changedSinceLoad?.formUnion(changedPaths)
+        }
+        // Backup and lock files do not start a build, but a source pattern may match them.
+        let quiet = watcher.takeQuietChanges()
+        changedSinceLoad?.formUnion(quiet)
+        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad)
+        // A build that did not load leaves the store as it was: its changes are still to be loaded.
+        if rebuilt.loaded { changedSinceLoad = [] }
         rebuilt.warnings += watchWarnings
         watchWarnings = []
         return rebuilt

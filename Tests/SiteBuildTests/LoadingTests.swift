@@ -408,10 +408,63 @@ final class LoadingTests: XCTestCase {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, fund: real}")
         try write("sitegen.yml", config)
-        try write("data/banks.csv", "cert,name,closed,fund\n1,Alpha,2024-01-01,10\n2,Beta,2024-02-01,-1234\n3,Gamma,2024-03-01,0.5\n")
+        try write("data/banks.csv", "cert,name,closed,fund\n1,Alpha,2024-01-01,10\n2,Beta,2024-02-01,-1234\n3,Gamma,2024-03-01,0.5\n"
+                  + "4,Delta,2024-04-01,0.00001\n5,Epsilon,2024-05-01,12345678901234567\n")
         try "{{#items}}{{fund}} {{number(fund)}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
         XCTAssertTrue(try build().succeeded)
-        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "0.5 0.5;-1234 -1,234;10 10;")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8),
+                       "12345678901234568 12,345,678,901,234,568;0.00001 0.00001;0.5 0.5;-1234 -1,234;10 10;", "never in exponent form")
+    }
+
+    /// Sections group records by a field's value; a record without one (an empty cell) is in none, as a
+    /// record without tags is on no tag's page, and stays in the listings without sections.
+    func testARecordWithNoValueForTheSectionFieldIsInNoSection() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, state: text}")
+        config += "\n  states: {from: banks, section: state, sort: [name], path: \"/states/{section}/\"}\n"
+        try write("sitegen.yml", config)
+        try "{{#sections}}{{name}}={{count}};{{/sections}}{{rowCount}}".write(to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        try write("data/banks.csv", "cert,name,closed,state\n1,Alpha,2024-01-01,CA\n2,Beta,2024-02-01,\n3,Gamma,2024-03-01,TX\n")
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func file(_ path: String) throws -> String { try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8) }
+        XCTAssertEqual(try file("states/index.html"), "CA=1;TX=1;2")
+        XCTAssertEqual(try file("index.html"), "3;2;1;", "titled by key")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/states/untitled").path))
+        // Given a state, it joins that section; emptied again, it leaves it.
+        try write("data/banks.csv", "cert,name,closed,state\n1,Alpha,2024-01-01,CA\n2,Beta,2024-02-01,CA\n3,Gamma,2024-03-01,TX\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try file("states/ca/index.html"), "1;2;")
+        try write("data/banks.csv", "cert,name,closed,state\n1,Alpha,2024-01-01,CA\n2,Beta,2024-02-01,\n3,Gamma,2024-03-01,TX\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try file("states/ca/index.html"), "1;")
+        XCTAssertEqual(try file("states/index.html"), "CA=1;TX=1;2")
+    }
+
+    /// A page path is written through a temporary file named after it, and file systems take 255 bytes a
+    /// name: a record titled at length made a path part too long, and every build failed.
+    func testATitleTooLongForAFileNameMakesAShortenedPageOfItsOwn() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}",
+                                             with: "fields: {cert: integer, name: text, closed: date}\n    detail: {path: \"/banks/{name}/\", title: name}")
+        XCTAssertTrue(config.contains("/banks/{name}/"))
+        try write("sitegen.yml", config)
+        try "{{title}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        let long = "Report of the Special Committee" + String(repeating: " on the investigation of the failure", count: 7)
+        try write("data/banks.csv", "cert,name,closed\n1,\(long) one,2024-01-01\n2,\(long) two,2024-02-01\n3,Short,2024-03-01\n")
+        try "{{#items}}{{url}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        let links = try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8).split(separator: ";").map(String.init)
+        XCTAssertEqual(links.count, 3)
+        XCTAssertEqual(links[0], "/banks/short/")
+        for link in links.dropFirst() {
+            let name = link.split(separator: "/").last!
+            XCTAssertLessThanOrEqual(name.utf8.count, 200, link)
+            XCTAssertTrue(name.hasPrefix("report-of-the-special-committee-on-the-investigation"), link)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: site.appendingPathComponent("output\(link)index.html").path), link)
+        }
+        XCTAssertNotEqual(links[1], links[2], "two long titles that begin alike are two pages")
     }
 
     func testADeclaredFieldThatARecordsOwnURLHidesIsAWarningAtItsLine() throws {
@@ -581,6 +634,22 @@ final class LoadingTests: XCTestCase {
         let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
         XCTAssertEqual(try store.sourceStatuses().filter { $0.path.hasPrefix("archive/") }.map { "\($0.path) \($0.rows)" },
                        ["archive/a-renamed.csv 2", "archive/m-middle.csv 1", "archive/z-more.csv 1"])
+
+        // A new file loaded before an unchanged one that has its key takes it, as in a clean build; the
+        // unchanged file, read again, fails on that key and keeps its other rows.
+        try write("archive/z-more.csv", "cert,name,closed\n1,Alpha,2024-01-01\n8,Theta,2024-08-01\n")
+        XCTAssertTrue(try build().succeeded)
+        try write("archive/b-new.csv", "cert,name,closed\n8,Theta from b,2024-08-02\n")
+        let taken = try build()
+        XCTAssertEqual(taken.problems.map(\.description), ["archive/z-more.csv:3: key '8' is already used in collection 'banks' by "
+            + "archive/b-new.csv; keys must be unique across a collection's sources"])
+        XCTAssertEqual(try names(), ["1 Alpha archive/z-more.csv", "4 Delta archive/a-renamed.csv", "5 Epsilon archive/a-renamed.csv",
+                                     "7 Eta archive/m-middle.csv", "8 Theta from b archive/b-new.csv"])
+        // Fixed in the later file, which now loads whole again.
+        try write("archive/z-more.csv", "cert,name,closed\n1,Alpha,2024-01-01\n9,Iota,2024-09-01\n")
+        let fixed = try build()
+        XCTAssertTrue(fixed.succeeded, "\(fixed.problems)")
+        XCTAssertEqual(try names().suffix(2), ["8 Theta from b archive/b-new.csv", "9 Iota archive/z-more.csv"])
     }
 
     /// Feeds that carry each other's items, changed at random: after every build the store holds what a

@@ -4,6 +4,15 @@ import TestSupport
 import XCTest
 
 final class MarkdownRendererTests: XCTestCase {
+    func testABarChartCutsALabelTooWideForItsRoomAndShowsItWholeOnHover() {
+        let long = "Federal Reserve Bank of Saint Louis Eighth District"
+        let svg = BarChart(title: "By district", bars: [.init(label: "CA", value: 3), .init(label: long, value: 5),
+                                                        .init(label: String(repeating: "東", count: 20), value: 1)]).svg()
+        XCTAssertTrue(svg.contains(">CA</text>"), svg)
+        XCTAssertTrue(svg.contains("<title>\(long)</title>Federal Reserve…</text>"), svg)
+        XCTAssertTrue(svg.contains("<title>\(String(repeating: "東", count: 20))</title>\(String(repeating: "東", count: 10))…</text>"), svg)
+    }
+
     func testHeadingsGetGitHubStyleAnchorsAndRawHTMLInThemStaysWithheld() {
         let markdown = "# Intro\n\n## Closing date\n\ntext\n\n## Closing date\n\n### `cert` & <b>x</b> Ünïcode: 2024!\n"
         XCTAssertEqual(MarkdownRenderer().html(markdown), """

@@ -120,6 +120,8 @@ final class CSVReaderTests: XCTestCase {
         let dates: [(String, String)] = [
             ("0001-01-01", "0001-01-01"), ("0099-12-31", "0099-12-31"), ("1/2/0050", "0050-01-02"), ("1-May-0023", "0023-05-01"),
             ("1-May-23", "2023-05-01"), ("5/1/99", "1999-05-01"), ("2023-05-01", "2023-05-01"),
+            // POSIX's and Python's century: 69 and after are the 1900s.
+            ("1-May-68", "2068-05-01"), ("1-May-69", "1969-05-01"), ("12/31/70", "1970-12-31"),
         ]
         for (text, iso) in dates { XCTAssertEqual(CalendarDate(parsing: text)?.iso8601, iso, text) }
     }

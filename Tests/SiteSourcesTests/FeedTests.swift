@@ -15,6 +15,9 @@ final class FeedTests: XCTestCase {
             XCTAssertEqual(FeedDate.parse(text).map(FeedDate.rfc3339), expected, text)
         }
         XCTAssertEqual(FeedDate.parse("2004-01-01").map(FeedDate.rfc3339), "2004-01-01T00:00:00Z")
+        // RFC 5322's obsolete two-digit years: 00-49 are this century, 50-99 the last.
+        XCTAssertEqual(FeedDate.parse("Fri, 01 Jan 49 00:00:00 GMT").map(FeedDate.rfc3339), "2049-01-01T00:00:00Z")
+        XCTAssertEqual(FeedDate.parse("Sun, 01 Jan 50 00:00:00 GMT").map(FeedDate.rfc3339), "1950-01-01T00:00:00Z")
         XCTAssertNil(FeedDate.parse("2004-02-30T00:00:00Z"))
         XCTAssertNil(FeedDate.parse("yesterday"))
     }

@@ -10,6 +10,15 @@ final class SiteStoreTests: XCTestCase {
                   values: [.text(name), .text(state)])
     }
 
+    func testARealNumberIsShownInFullInItsFewestDigits() {
+        let shown = [0.00001, 1e16, 1e15, 12_345_678_901_234_567, -0.5, 2.5e-7, 10, -3, 1234.5678, 1e21, 0.1 + 0.2].map(DatabaseValue.text(of:))
+        XCTAssertEqual(shown, ["0.00001", "10000000000000000", "1000000000000000", "12345678901234568", "-0.5", "0.00000025", "10", "-3",
+                               "1234.5678", "1000000000000000000000", "0.30000000000000004"])
+        for number in [0.00001, 1e16, 12_345_678_901_234_567, 2.5e-7, 0.1 + 0.2, 1e21, -7.25e-3] {
+            XCTAssertEqual(Double(DatabaseValue.text(of: number)), number, "reads back as the same number")
+        }
+    }
+
     func testABulkWriteCommitsThroughARollbackJournalAndTheStoreReturnsToTheLog() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-bulk-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -164,6 +164,18 @@ final class FileWatcherTests: XCTestCase {
         }
         try FileManager.default.removeItem(at: root.appendingPathComponent("content/records/4913"))
         XCTAssertNil(nextBatch(within: 0.5))
+        // A build may still want them (a pattern can match `4913`): hidden files and ignored folders aside.
+        XCTAssertEqual(watcher.takeQuietChanges(), ["content/records/a.csv~", "content/records/4913", "content/records/#a.csv#"])
+        XCTAssertEqual(watcher.takeQuietChanges(), [])
+    }
+
+    func testAFileDeletedMadeAgainAndDeletedWithinABatchIsAChange() throws {
+        try write("a", to: "content/records/a.csv")
+        XCTAssertEqual(nextBatch(), ["content/records/a.csv"])
+        try FileManager.default.removeItem(at: root.appendingPathComponent("content/records/a.csv"))
+        try write("b", to: "content/records/a.csv")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("content/records/a.csv"))
+        XCTAssertEqual(nextBatch(), ["content/records/a.csv"], "it was there before the batch, and is gone")
     }
 
     func testAFileMadeAndRemovedWithinABatchIsNoChange() throws {

@@ -1,0 +1,77 @@
+import Foundation
+import SiteBuild
+import SiteWatch
+import XCTest
+
+/// A watch's builds after its first look only at what the watcher said changed since the last build that
+/// loaded; these check when it may trust that list and when it must look at every source.
+final class WatchSessionTests: XCTestCase {
+    private var site: URL!
+    private var session: WatchSession!
+
+    override func setUpWithError() throws {
+        site = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-session-\(UUID().uuidString)")
+        for folder in ["content", "Templates"] {
+            try FileManager.default.createDirectory(at: site.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try write("sitegen.yml", """
+            title: T
+            collections:
+              notes:
+                kind: markdown
+                sources: content/*.md
+            listings:
+              home: {from: notes, sort: [key], path: /}
+            """)
+        try write("Templates/list.mustache", "{{#items}}{{key}}={{title}};{{/items}}")
+        for name in ["a", "b", "c"] { try write("content/\(name).md", "---\ntitle: \(name.uppercased())\n---\n") }
+        session = try WatchSession(builder: SiteBuilder(root: site))
+    }
+
+    override func tearDownWithError() throws {
+        session.stop()
+        try FileManager.default.removeItem(at: site)
+    }
+
+    private func write(_ path: String, _ text: String) throws {
+        try text.write(to: site.appendingPathComponent(path), atomically: false, encoding: .utf8)
+    }
+
+    private var home: String {
+        get throws { try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8) }
+    }
+
+    func testABuildLooksOnlyWhereTheWatcherSawChangesSinceTheLastBuildThatLoaded() throws {
+        XCTAssertTrue(session.buildOnce().succeeded, "the first build looks at every source")
+        XCTAssertEqual(try home, "a=A;b=B;c=C;")
+
+        // Told of a.md only: b.md's edit, which no event reported, is not looked at.
+        try write("content/a.md", "---\ntitle: A2\n---\n")
+        try write("content/b.md", "---\ntitle: B2\n---\n")
+        let told = session.buildOnce(changedPaths: ["content/a.md"])
+        XCTAssertEqual(told.summary?.sourcesRead, 1)
+        XCTAssertEqual(try home, "a=A2;b=B;c=C;")
+
+        // A build that stops before loading (a template that does not parse) leaves its change for the next.
+        try write("Templates/list.mustache", "{{#items}")
+        try write("content/c.md", "---\ntitle: C2\n---\n")
+        let broken = session.buildOnce(changedPaths: ["Templates/list.mustache", "content/c.md"])
+        XCTAssertFalse(broken.loaded)
+        XCTAssertNil(broken.summary)
+        try write("Templates/list.mustache", "{{#items}}{{key}}={{title}};{{/items}}")
+        let fixed = session.buildOnce(changedPaths: ["Templates/list.mustache"])
+        XCTAssertTrue(fixed.succeeded, "\(fixed.errors)")
+        XCTAssertEqual(try home, "a=A2;b=B;c=C2;", "c.md's change, told to the build that stopped, is loaded")
+
+        // sitegen.yml changed: a pattern may now match files no event named, so every source is looked at.
+        try write("sitegen.yml", try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8) + "\n")
+        let config = session.buildOnce(changedPaths: ["sitegen.yml"])
+        XCTAssertTrue(config.succeeded, "\(config.errors)")
+        XCTAssertEqual(try home, "a=A2;b=B2;c=C2;")
+
+        // Events lost: the same.
+        try write("content/a.md", "---\ntitle: A3\n---\n")
+        XCTAssertTrue(session.buildOnce(changedPaths: [FileWatcher.eventsLost]).succeeded)
+        XCTAssertEqual(try home, "a=A3;b=B2;c=C2;")
+    }
+}
