@@ -491,9 +491,10 @@ struct CollectionLoader {
         } catch let error as StoreError {
             problem = SourceError(file: file.path, reason: error.description)
         }
-        outcome.problems.append(problem)
+        outcome.problems += problem.all
         fingerprint.succeeded = false
-        try store.recordSourceStatus(file.path, collection: target.collection.name, failure: problem.description, fingerprint: fingerprint)
+        let message = problem.all[0].description + (problem.more.isEmpty ? "" : " (and \(problem.more.count) more problem\(problem.more.count == 1 ? "" : "s"))")
+        try store.recordSourceStatus(file.path, collection: target.collection.name, failure: message, fingerprint: fingerprint)
     }
 
     /// Makes the store's rows of `file` those it now yields, or records it as touched; throws when it
@@ -645,8 +646,11 @@ struct CollectionLoader {
                 indexed.append(first)
             }
         }
+        // Text, date and datetime fields are all text columns, but a value is read (and checked) by its field's
+        // type: a type changed must read every file again, as a clean build would.
+        let types = collection.fields.map { "\($0.name):\($0.type)" }.joined(separator: ",")
         return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed,
-                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "")")
+                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)")
     }
 
     static func storedRow(_ record: Record, schema: CollectionSchema) -> StoredRow {

@@ -41,7 +41,7 @@ public struct SourceInspector {
                 return (recordsReport(kind: kind.rawValue, collection: collection?.name, result: result), true)
             }
         } catch let error as SourceError {
-            return (.object([("file", .string(display)), ("warnings", .array([])), ("errors", .array([problem(error)]))]), false)
+            return (.object([("file", .string(display)), ("warnings", .array([])), ("errors", .array(error.all.map(problem)))]), false)
         } catch {
             return (.object([("file", .string(display)), ("warnings", .array([])),
                              ("errors", .array([problem(SourceError(file: display, reason: "cannot be read: \(error.localizedDescription)"))]))]), false)

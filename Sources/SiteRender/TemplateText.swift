@@ -122,6 +122,39 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         return (negative ? "-" : "") + grouped + fraction
     }
 
+    /// `text` with the marks of whole Markdown lines taken out: a table's rule rows and pipes, thematic
+    /// breaks, code fences, footnote definitions, and list and task markers.
+    private static func markdownLinesWithoutMarks(_ text: String) -> String {
+        guard text.contains(where: { "|-*+_=`~[".contains($0) || $0.isNumber }) else { return text }
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var rest = line.drop { $0 == " " }
+            let marks = rest.filter { $0 != " " }
+            // `|---|:--:|`, `---`, `***`, `===`: rules of a table, a thematic break or a heading's underline.
+            if !marks.isEmpty, marks.allSatisfy({ "|-:".contains($0) }) && marks.contains("-") && (marks.contains("|") || marks.count >= 3)
+                || marks.count >= 3 && Set(marks).count == 1 && "*_=".contains(marks.first!) {
+                continue
+            }
+            if rest.hasPrefix("```") || rest.hasPrefix("~~~") { continue }
+            if rest.hasPrefix("[^"), let close = rest.firstIndex(of: "]"), rest[close...].hasPrefix("]:") { continue }
+            // A list item's marker, then a task's box.
+            if let first = rest.first, "-*+".contains(first), rest.dropFirst().first == " " {
+                rest = rest.dropFirst(2)
+            } else if let digits = Optional(rest.prefix { $0.isASCII && $0.isNumber }), !digits.isEmpty, digits.count < 10,
+                      let after = rest.dropFirst(digits.count).first, after == "." || after == ")", rest.dropFirst(digits.count + 1).first == " " {
+                rest = rest.dropFirst(digits.count + 2)
+            }
+            for box in ["[ ] ", "[x] ", "[X] "] where rest.hasPrefix(box) { rest = rest.dropFirst(box.count) }
+            // A table row's cells, without the pipes between them.
+            if rest.hasPrefix("|") {
+                lines.append(Substring(rest.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")))
+                continue
+            }
+            lines.append(rest)
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The character a reference names (`amp`, `nbsp`, `#233`, `#xE9`; XML's five names and `nbsp`), if it is one.
     private static func characterReference(_ name: Substring) -> Unicode.Scalar? {
         let named: [Substring: UInt32] = ["amp": 38, "lt": 60, "gt": 62, "quot": 34, "apos": 39, "nbsp": 0x20]
@@ -130,11 +163,12 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         return named[name].flatMap(Unicode.Scalar.init)
     }
 
-    /// The text without HTML tags or Markdown's marks (emphasis, code, heading marks, a link's address),
-    /// cut at a word boundary before `limit` characters. Marks are dropped only where Markdown reads them:
-    /// `snake_case`, `C#` and `5 < 6` keep their characters.
+    /// The text without HTML tags or Markdown's marks (emphasis, strikethrough, code, heading, list and task
+    /// marks, a link's address, a table's pipes and rules, footnotes), cut at a word boundary before `limit`
+    /// characters. Marks are dropped only where Markdown reads them: `snake_case`, `C#` and `5 < 6` keep
+    /// their characters.
     static func excerpt(_ text: String, limit: Int) -> String {
-        let characters = Array(text)
+        let characters = Array(markdownLinesWithoutMarks(text))
         var plain = ""
         var index = 0
         var lineStart = true
@@ -165,10 +199,15 @@ public struct TemplateText: CustomStringConvertible, Sendable {
                 index = next == "(" ? (characters[(index + 1)...].firstIndex(of: ")") ?? index) + 1 : index + 1
                 continue
             }
+            // A footnote's reference, `[^1]`, is no text of its own.
+            if character == "[", next == "^", let close = characters[(index + 1)...].prefix(40).firstIndex(of: "]") {
+                index = close + 1
+                continue
+            }
             if character == "[" || (character == "!" && next == "[") { index += 1; continue }
             if character == "`" { index += 1; continue }
             // Emphasis marks sit at a word's edge (`*a*`, `__b__`); inside a word (`snake_case`) they are text.
-            if character == "*" || character == "_", !(isWordCharacter(index - 1) && isWordCharacter(index + 1)),
+            if character == "*" || character == "_" || character == "~", !(isWordCharacter(index - 1) && isWordCharacter(index + 1)),
                 isWordCharacter(index - 1) || isWordCharacter(index + 1) || next == character || (index > 0 && characters[index - 1] == character)
             {
                 index += 1

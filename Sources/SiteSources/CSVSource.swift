@@ -25,17 +25,35 @@ public struct CSVSource: Source {
         var reader = CSVReader(file: displayName)
         var typer: RowTyper?
         var warnings: [SourceError] = []
+        // The file fails at its first bad row; the rows after it are still checked, not stored, so that the
+        // next few problems are reported with it.
+        var failure: SourceError?
         func handle(_ row: CSVReader.Row) throws(SourceError) {
             if let typer {
-                try emit(try typer.record(from: row))
+                let record: Record
+                do {
+                    record = try typer.record(from: row)
+                } catch {
+                    if failure == nil { failure = error } else { failure!.add(error) }
+                    return
+                }
+                if failure == nil { try emit(record) }
             } else {
                 let made = try RowTyper(header: row, source: self)
                 warnings += made.warnings
                 typer = made
             }
         }
-        try input.forEachChunk { (chunk: UnsafeRawBufferPointer) throws(SourceError) in try reader.feed(chunk, emit: handle) }
-        try reader.finish(emit: handle)
+        do {
+            try input.forEachChunk { (chunk: UnsafeRawBufferPointer) throws(SourceError) in try reader.feed(chunk, emit: handle) }
+            try reader.finish(emit: handle)
+        } catch {
+            // The file cannot be read past this (an unclosed quote): it ends the list.
+            guard var failure else { throw error }
+            failure.add(error)
+            throw failure
+        }
+        if let failure { throw failure }
         guard typer != nil else {
             throw SourceError(file: displayName, reason: "the file is empty; expected a header row naming the columns")
         }

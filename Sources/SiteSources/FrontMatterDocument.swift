@@ -190,7 +190,8 @@ public struct FrontMatterDocument: Sendable {
                 while item.first == UInt8(ascii: " ") { item = item.dropFirst() }
                 while item.last == UInt8(ascii: " ") { item = item.dropLast() }
                 guard isPlain(item, inFlow: true), let text = printable(item) else { return nil }
-                items.append(text)
+                // A null item is no item (`[a, ~]` is one tag), as YAML reads it.
+                if !["~", "null", "Null", "NULL"].contains(text) { items.append(text) }
             }
             return .list(items)
         default:
@@ -252,10 +253,12 @@ public enum FrontMatterValue: Sendable, Hashable {
         case .sequence(let sequence):
             var items: [String] = []
             for item in sequence {
-                guard let text = item.scalar?.string else {
+                guard let scalar = item.scalar else {
                     throw SourceError(file: file, line: (item.mark?.line ?? 1) + 1, reason: "a list in front matter may hold only plain values")
                 }
-                items.append(text)
+                // A null item (`- ~`, `- null`, a bare `-`) is no item: a tag named `~` or nothing is not one.
+                if scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string) { continue }
+                items.append(scalar.string)
             }
             self = .list(items)
         default:

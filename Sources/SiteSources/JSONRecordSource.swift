@@ -34,13 +34,40 @@ public struct JSONRecordSource: Source {
     /// repeated key fails the file.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
         var keyLines = KeyLines()
-        func add(_ value: JSONValue, line: Int) throws(SourceError) {
-            let record = try self.record(value, line: line)
-            if let earlier = keyLines.insert(record.key, line: line) {
-                throw SourceError(file: displayName, line: line, reason: "duplicate key '\(record.key)' in field '\(key)'; line \(earlier) has it too")
-            }
-            try emit(record)
+        // The file fails at its first bad record; the ones after it are still checked, not stored, so that
+        // the next few problems are reported with it.
+        var failure: SourceError?
+        func fail(_ problem: SourceError) {
+            if failure == nil { failure = problem } else { failure!.add(problem) }
         }
+        func add(_ value: JSONValue, line: Int) throws(SourceError) {
+            let record: Record
+            do {
+                record = try self.record(value, line: line)
+            } catch {
+                return fail(error)
+            }
+            if let earlier = keyLines.insert(record.key, line: line) {
+                return fail(SourceError(file: displayName, line: line, reason: "duplicate key '\(record.key)' in field '\(key)'; line \(earlier) has it too"))
+            }
+            if failure == nil { try emit(record) }
+        }
+        do {
+            try readValues(&input, add: add, problem: fail)
+        } catch {
+            // The file cannot be read past this (an array's syntax): it ends the list.
+            guard var failure else { throw error }
+            failure.add(error)
+            throw failure
+        }
+        if let failure { throw failure }
+        return []
+    }
+
+    /// Hands each value of the file to `add`, with its line; a line of NDJSON that is not JSON is a problem
+    /// of that line, an array's syntax error ends the read.
+    private func readValues(_ input: inout SourceInput, add: (JSONValue, Int) throws(SourceError) -> Void,
+                            problem: (SourceError) -> Void) throws(SourceError) {
         switch layout {
         case .lines:
             try input.forEachLine { (line: UnsafeRawBufferPointer, number: Int) throws(SourceError) in
@@ -52,15 +79,16 @@ public struct JSONRecordSource: Source {
                 do throws(JSONParser.SyntaxError) {
                     value = try parser.parseDocument()
                 } catch {
-                    throw SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
+                    // One line of NDJSON is its own document: the lines after it still read.
+                    return problem(SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)"))
                 }
-                try add(value, line: number)
+                try add(value, number)
             }
         case .array:
             // A value at a time, so an array of a million objects is never held whole.
             var reader = JSONStreamReader(layout: .array)
             func handle(_ part: JSONStreamReader.Part) throws(SourceError) {
-                if case .element(let value, let line) = part { try add(value, line: line) }
+                if case .element(let value, let line) = part { try add(value, line) }
             }
             let located = { (error: JSONParser.SyntaxError) in
                 SourceError(file: displayName, line: error.line, column: error.column, reason: "not valid JSON: \(error.reason)")
@@ -70,7 +98,6 @@ public struct JSONRecordSource: Source {
             }
             try reader.finish(emit: handle, error: located)
         }
-        return []
     }
 
     private func record(_ value: JSONValue, line: Int) throws(SourceError) -> Record {

@@ -26,13 +26,20 @@ public struct MarkdownSource: Source {
     public var url: URL { URL(fileURLWithPath: path, isDirectory: false) }
 
     /// The record's key: the file's name without its extension, as `URL.deletingPathExtension` has it (an
-    /// extension is what follows the last dot, if anything does and something other than dots precedes it).
+    /// extension is what follows the last dot, if anything does and something other than dots precedes it);
+    /// for an `index.md`, its folder's name, as Hugo names a page bundle (`hello/index.md` is `hello`).
     static func slug(ofPath path: String) -> String {
-        let name = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...]
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let name = slash.map { path[path.utf8.index(after: $0)...] } ?? path[...]
         guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), name.utf8.index(after: dot) != name.endIndex else {
             return String(name)
         }
         let stem = name[..<dot]
+        if stem == "index", let slash {
+            let folder = path[..<slash]
+            let folderName = folder.utf8.lastIndex(of: UInt8(ascii: "/")).map { folder[folder.utf8.index(after: $0)...] } ?? folder
+            if !folderName.isEmpty { return String(folderName) }
+        }
         return stem.utf8.contains(where: { $0 != UInt8(ascii: ".") }) ? String(stem) : String(name)
     }
 

@@ -8,6 +8,12 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
     public var column: Int?
     /// What was found and what was expected.
     public var reason: String
+    /// Further problems of the same file found by the same read, in file order: a file fails on its first
+    /// bad record, but the next ones are reported with it so that one round of edits fixes them all.
+    public var more: [SourceError] = []
+
+    /// The most further problems a read reports with its first.
+    public static let moreLimit = 9
 
     /// Makes an error located in `file`.
     public init(file: String, line: Int? = nil, column: Int? = nil, reason: String) {
@@ -15,6 +21,18 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
         self.line = line
         self.column = column
         self.reason = reason
+    }
+
+    /// This problem and the further ones of its file (`more`), each on its own.
+    public var all: [SourceError] {
+        var first = self
+        first.more = []
+        return [first] + more
+    }
+
+    /// Adds `problem` to `more`, up to `moreLimit` of them.
+    public mutating func add(_ problem: SourceError) {
+        if more.count < Self.moreLimit { more.append(problem) }
     }
 
     public var description: String {

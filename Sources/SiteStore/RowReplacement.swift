@@ -225,7 +225,8 @@ final class ListItemWriter {
         let column: String
         let ids: RowIDs
         let select: Statement
-        let delete: Statement
+        let deleteItem: Statement
+        let movePosition: Statement
         let insert: Statement
     }
 
@@ -250,8 +251,9 @@ final class ListItemWriter {
             let quoted = quoteIdentifier(name)
             return JoinTable(
                 name: name, column: column, ids: try RowIDs(database: database, table: name),
-                select: try database.cachedStatement("SELECT _id FROM \(quoted) WHERE record_id = ?"),
-                delete: try database.cachedStatement("DELETE FROM \(quoted) WHERE record_id = ?"),
+                select: try database.cachedStatement("SELECT _id, position, value FROM \(quoted) WHERE record_id = ?"),
+                deleteItem: try database.cachedStatement("DELETE FROM \(quoted) WHERE _id = ?"),
+                movePosition: try database.cachedStatement("UPDATE \(quoted) SET position = ? WHERE _id = ?"),
                 insert: try database.cachedStatement("INSERT INTO \(quoted) (_id, record_id, position, value) VALUES (?, ?, ?, ?)"))
         }
     }
@@ -259,22 +261,32 @@ final class ListItemWriter {
     /// Makes record `id`'s items those of `lists` (an absent list empties it); a new record has none to remove.
     func replaceItems(of id: Int64, with lists: [String: [String]], isNew: Bool) throws {
         for table in tables {
+            // An item the record had and still has keeps its row, an update (the record changed): a
+            // taxonomy's listings then report an edited record as updated, as its other listings do, not as
+            // deleted and added again.
+            var had: [String: (id: Int64, position: Int64)] = [:]
             if !isNew {
-                var deleted: [Int64] = []
-                try table.select.forEachRow([.integer(id)]) { deleted.append($0.int64(at: 0)) }
-                if !deleted.isEmpty {
-                    changes[table.name, default: .init()].deleted.formUnion(deleted)
-                    try table.delete.execute([.integer(id)])
+                try table.select.forEachRow([.integer(id)]) { row in
+                    had[row.string(at: 2) ?? ""] = (row.int64(at: 0), row.int64(at: 1))
                 }
             }
-            guard let items = lists[table.column], !items.isEmpty else { continue }
+            let items = lists[table.column] ?? []
             // A record is under an item once (`tags: x; x` lists it once under x, and its feeds once), at
             // the item's first place.
             var seen = Set<String>()
             for (position, value) in items.enumerated() where items.count == 1 || seen.insert(value).inserted {
+                if let kept = had.removeValue(forKey: value) {
+                    if kept.position != Int64(position) { try table.movePosition.execute([.integer(Int64(position)), .integer(kept.id)]) }
+                    changes[table.name, default: .init()].updated.insert(kept.id)
+                    continue
+                }
                 let itemID = table.ids.next()
                 try table.insert.execute([.integer(itemID), .integer(id), .integer(Int64(position)), .text(value)])
                 changes[table.name, default: .init()].inserted.insert(itemID)
+            }
+            for (_, gone) in had.sorted(by: { $0.value.id < $1.value.id }) {
+                try table.deleteItem.execute([.integer(gone.id)])
+                changes[table.name, default: .init()].deleted.insert(gone.id)
             }
         }
     }

@@ -724,6 +724,49 @@ final class LoadingTests: XCTestCase {
           home: {from: notes, sort: [-day], path: /}
         """
 
+    /// Text, date and datetime fields are all stored as text, but each reads its values its own way: a field's
+    /// type changed reads the files again, unchanged or not, as a clean build reads them.
+    func testAFieldsTypeChangedReadsEveryFileAgain() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
+        try write("sitegen.yml", Self.notesSite.replacingOccurrences(of: "fields: {day: date}", with: "fields: {day: text}"))
+        try "{{#items}}{{day}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        try write("notes/a.md", "---\nday: 2024-01-15\n---\nA\n")
+        try write("notes/b.md", "---\nday: 2024-03-10T09:30:00Z\n---\nB\n")
+        XCTAssertTrue(try build().succeeded)
+        func home() throws -> String { try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8) }
+        XCTAssertEqual(try home(), "2024-03-10T09:30:00Z;2024-01-15;")
+        try write("sitegen.yml", Self.notesSite.replacingOccurrences(of: "fields: {day: date}", with: "fields: {day: datetime}"))
+        let asDatetime = try build()
+        XCTAssertTrue(asDatetime.succeeded, "\(asDatetime.problems)")
+        XCTAssertEqual(asDatetime.sourcesRead, 2)
+        XCTAssertEqual(try home(), "2024-03-10T09:30:00Z;2024-01-15T00:00:00Z;")
+        // A date field rejects b.md's time: a table made again must hold every file, so the build stops.
+        try write("sitegen.yml", Self.notesSite)
+        XCTAssertThrowsError(try build()) { XCTAssertTrue("\($0)".contains("notes/b.md:2"), "\($0)") }
+    }
+
+    /// A record edited keeps its items' rows: its tags' listings report an update, as its other listings do.
+    func testAnEditedRecordIsAnUpdateInItsTagsListingsAndItsItemsMoveWithTheirPlaces() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
+        try write("sitegen.yml", Self.notesSite.replacingOccurrences(of: "fields: {day: date}", with: "fields: {day: date, tags: list}")
+            + "\n  tags: {from: notes, taxonomy: tags, sort: [-day], path: \"/tags/{section}/\"}\n")
+        try "{{#sections}}{{name}}={{count}};{{/sections}}".write(to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        try write("notes/a.md", "---\nday: 2024-01-01\ntags: [x, y]\n---\nA\n")
+        try write("notes/b.md", "---\nday: 2024-01-02\ntags: [y]\n---\nB\n")
+        XCTAssertTrue(try build().succeeded)
+        try write("notes/a.md", "---\nday: 2024-01-01\ntags: [x, y]\n---\nA, edited\n")
+        let edited = try build()
+        let tags = try XCTUnwrap(edited.deltas.first { $0.name == "tags" })
+        XCTAssertEqual([tags.insertedRows, tags.deletedRows, tags.updatedRows], [0, 0, 2], "\(tags)")
+        XCTAssertTrue(edited.rendered.allSatisfy { !$0.reason.contains("added") }, "\(edited.rendered)")
+        // Tags reordered, one dropped and one added: only those are rows added and removed.
+        try write("notes/a.md", "---\nday: 2024-01-01\ntags: [z, y]\n---\nA, edited\n")
+        let retagged = try build()
+        let changed = try XCTUnwrap(retagged.deltas.first { $0.name == "tags" })
+        XCTAssertEqual([changed.insertedRows, changed.deletedRows], [1, 1], "\(changed)")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/tags/index.html"), encoding: .utf8), "y=2;z=1;")
+    }
+
     /// A Markdown file renamed (its key is its name) moves its page, and the listing links to the new one.
     func testARenamedMarkdownFileMovesItsPageAndItsLink() throws {
         try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)

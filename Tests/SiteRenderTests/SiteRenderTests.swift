@@ -239,6 +239,9 @@ final class TemplateSetTests: XCTestCase {
                        "Notes Deposits < $1 million in snake_case_field for C# and 5 * 3, see FDIC notice chart and bold it. quoted 1",
                        "marks go only where Markdown reads them")
         XCTAssertEqual(TemplateText.excerpt(String(repeating: "x", count: 200), limit: 160), String(repeating: "x", count: 160) + "…")
+        XCTAssertEqual(TemplateText.excerpt("~~old~~ new\n\n| a | b |\n|---|:-:|\n| 1 | 2 |\n\n- [ ] todo\n- [x] done\n1. first\n\n"
+                                            + "```swift\nlet x = 1\n```\n***\nSee[^1] and a~b.\n\n[^1]: note\n", limit: 160),
+                       "old new a b 1 2 todo done first let x = 1 See and a~b.", "GitHub's marks go too")
         XCTAssertEqual(TemplateText.groupedNumber("1e+20"), "1e+20", "no groups in an exponent")
         XCTAssertEqual(TemplateText.groupedNumber("1234567.25"), "1,234,567.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"

@@ -67,6 +67,28 @@ final class CSVReaderTests: XCTestCase {
         }
     }
 
+    func testAFileFailsAtItsFirstBadRowAndReportsTheNextOnesWithIt() throws {
+        let fields: [(name: String, type: FieldType)] = [("id", .integer), ("name", .text), ("closed", .date)]
+        let source = CSVSource(url: URL(fileURLWithPath: "/nonexistent/a.csv"), displayName: "a.csv", key: "id", fields: fields)
+        let text = "id,name,closed\n1,A,2024-01-01\n2,B\n3,C,2024-13-45\n4,D,2024-01-02\n1.5,E,2024-01-03\n1,F,2024-01-04\n"
+        XCTAssertThrowsError(try source.read(Data(text.utf8))) { error in
+            XCTAssertEqual((error as? SourceError)?.all.map(\.description), [
+                "a.csv:3: 2 fields, but the header names 3",
+                "a.csv:4: column 'closed': expected a date (YYYY-MM-DD, MM/DD/YYYY or DD-Mon-YY), found '2024-13-45'",
+                "a.csv:6: column 'id': expected an integer, found '1.5'",
+                "a.csv:7: duplicate key '1' in column 'id'; line 2 has it too",
+            ])
+        }
+        // An unclosed quote ends the read: it is the last problem listed.
+        XCTAssertThrowsError(try source.read(Data("id,name,closed\n2,B\n3,\"C,2024-01-01\n".utf8))) { error in
+            XCTAssertEqual((error as? SourceError)?.all.count, 2)
+        }
+        let many = "id,name,closed\n" + (1...30).map { "\($0),N,never\n" }.joined()
+        XCTAssertThrowsError(try source.read(Data(many.utf8))) { error in
+            XCTAssertEqual((error as? SourceError)?.all.count, 1 + SourceError.moreLimit, "a few, not every row")
+        }
+    }
+
     func testCSVSourceReadsAFileWithBareCRLineEnds() throws {
         let fields: [(name: String, type: FieldType)] = [("id", .integer), ("name", .text), ("note", .text)]
         let source = CSVSource(url: URL(fileURLWithPath: "/nonexistent/a.csv"), displayName: "a.csv", key: "id", fields: fields)

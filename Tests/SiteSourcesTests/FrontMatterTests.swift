@@ -12,6 +12,13 @@ final class FrontMatterTests: XCTestCase {
         XCTAssertEqual(document.bodyLine, 6)
     }
 
+    func testANullItemOfAListIsNoItem() throws {
+        let block = try FrontMatterDocument(parsing: "---\ntags:\n  - ~\n  - null\n  -\n  - real\n  - \"~\"\n---\n", file: "a.md")
+        XCTAssertEqual(block.fields["tags"], .list(["real", "~"]), "a quoted ~ is text")
+        let flow = try FrontMatterDocument(parsing: "---\ntags: [~, real, null]\n---\n", file: "a.md")
+        XCTAssertEqual(flow.fields["tags"], .list(["real"]))
+    }
+
     func testABlockScalarKeepsItsLastNewlineWhereverItIs() throws {
         for text in ["---\ntitle: T\nsummary: |\n  a\n  b\n---\nbody\n", "---\nsummary: |\n  a\n  b\ntitle: T\n---\nbody\n",
                      "---\r\ntitle: T\r\nsummary: |\r\n  a\r\n  b\r\n---\r\nbody\r\n"] {
@@ -32,6 +39,15 @@ final class FrontMatterTests: XCTestCase {
             {
                 XCTAssertEqual(try source.read(text).records.map(\.key), [expected], name)
             }
+        }
+    }
+
+    func testAnIndexFileIsKeyedByItsFolderAsAHugoPageBundleIs() throws {
+        let text = Data("---\ntitle: T\n---\nbody\n".utf8)
+        for (path, key) in [("/site/posts/hello/index.md", "hello"), ("/site/posts/world/index.markdown", "world"),
+                            ("/site/posts/_index.md", "_index"), ("/site/posts/indexes.md", "indexes"), ("index.md", "index")] {
+            let record = try MarkdownSource(path: path, displayName: path, fields: [("title", .text)]).read(text).records.first
+            XCTAssertEqual(record?.key, key, path)
         }
     }
 

@@ -67,6 +67,11 @@ final class JSONTests: XCTestCase {
         XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in
             XCTAssertEqual((error as? SourceError)?.description, "r.ndjson:2: field 'count': expected an integer, found 'many'")
         }
+        // A bad line does not hide the next ones: each is its own document.
+        try "{\"id\": \"a\",}\n{\"id\": \"b\", \"count\": \"many\"}\n{\"id\": \"c\"}\n{\"count\": 1}\n".write(to: ndjson, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in
+            XCTAssertEqual((error as? SourceError)?.all.map { $0.line ?? 0 }, [1, 2, 4], "\(error)")
+        }
         try "{\"id\": \"a\", \"extra\": 1, \"extra\": 2}\n{\"id\": \"b\", \"count\": 1, \"count\": 2}\n".write(to: ndjson, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read(),
                              "a repeated member that is not a field is ignored as the member is; a field's is an error") { error in
