@@ -106,12 +106,19 @@ struct CollectionLoader {
     /// a folder a pattern starts in, or such a folder is missing: then only a walk of them all will do.
     private func changedFiles(of collection: CollectionConfig) throws -> (files: [FilePlan], unchanged: Int, removed: [String])? {
         guard let changedPaths, missingFolders(of: collection).isEmpty else { return nil }
+        // Folders outside the site are watched less surely (one made, or swapped for another, after the
+        // watch began is not seen whole): their collections are looked at whole.
+        guard !collection.sources.contains(where: { $0.hasPrefix("/") || $0.hasPrefix("..") }) else { return nil }
         let rootPath = root.standardizedFileURL.path
         func location(_ path: String) -> String {
             URL(fileURLWithPath: SourceGlob.location(of: path, under: rootPath)).standardizedFileURL.path
         }
-        // A source that failed may load now though its file did not change (the key it repeated is gone).
-        let locations = Set(changedPaths.map(location) + (try store.failedSourcePaths(ofCollection: collection.name)).map(location)).sorted()
+        // A source that failed may load now though its file did not change (the key it repeated is gone);
+        // a file a pattern names outright is looked at every time (a watch ignores hidden names, and a
+        // pattern may name `.special.csv`).
+        let named = collection.sources.filter { pattern in !pattern.contains(where: { "*?[".contains($0) }) }
+        let locations = Set(changedPaths.map(location) + (try store.failedSourcePaths(ofCollection: collection.name)).map(location)
+                            + named.map(location)).sorted()
         var found: [String: (entry: SourceGlob.Entry, pattern: Int)] = [:], places: Set<String> = []
         for (number, pattern) in collection.sources.enumerated() {
             let glob = SourceGlob(pattern: pattern)

@@ -91,7 +91,10 @@ struct SourceGlob {
         let rootPath = root.standardizedFileURL.path
         let shape = Shape(pattern)
         guard shape.hasWildcard else {
-            guard location == Self.standardized(Self.location(of: pattern, under: rootPath)) else { return ([], []) }
+            let file = Self.standardized(Self.location(of: pattern, under: rootPath))
+            // A folder above the file changed (moved away and made again): only a look at the file says.
+            if file.hasPrefix(location + "/") { return nil }
+            guard location == file else { return ([], []) }
             return (Self.entry(at: pattern, under: rootPath).map { [$0] } ?? [], [pattern])
         }
         let baseLocation = Self.standardized(shape.base.isEmpty ? rootPath : Self.location(of: shape.base, under: rootPath))

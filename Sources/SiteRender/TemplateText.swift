@@ -207,7 +207,9 @@ public struct TemplateText: CustomStringConvertible, Sendable {
             if character == "[" || (character == "!" && next == "[") { index += 1; continue }
             if character == "`" { index += 1; continue }
             // Emphasis marks sit at a word's edge (`*a*`, `__b__`); inside a word (`snake_case`) they are text.
-            if character == "*" || character == "_" || character == "~", !(isWordCharacter(index - 1) && isWordCharacter(index + 1)),
+            // `~~` is GitHub's strikethrough; a lone `~` (`~30 °C`) is text.
+            if character == "*" || character == "_" || (character == "~" && (next == "~" || (index > 0 && characters[index - 1] == "~"))),
+                !(isWordCharacter(index - 1) && isWordCharacter(index + 1)),
                 isWordCharacter(index - 1) || isWordCharacter(index + 1) || next == character || (index > 0 && characters[index - 1] == character)
             {
                 index += 1

@@ -216,7 +216,8 @@ public final class FileWatcher: @unchecked Sendable {
         } else {
             // A folder's own deletion or move is seen, and handled, as an event of its parent.
             guard let folder = folderByWatch[event.watch], !event.name.isEmpty else { return false }
-            guard !ChangeFilter.ignores(name: event.name) else {
+            // Only hidden folders are ignored: a source pattern walks into `old~` or `4913` as into any other.
+            guard isFolder ? !event.name.hasPrefix(".") : !ChangeFilter.ignores(name: event.name) else {
                 if !isFolder { noteQuiet(folder + "/" + event.name) }
                 return false
             }
@@ -315,12 +316,16 @@ public final class FileWatcher: @unchecked Sendable {
         folderByWatch[watch] = relative
         var files: [String] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
-        for name in names.sorted() where !ChangeFilter.ignores(name: name) {
+        for name in names.sorted() where !name.hasPrefix(".") {
             let child = relative + "/" + name
             var status = stat()
             guard lstat(location(of: child), &status) == 0 else { continue }
-            files.append(child)
-            if status.st_mode & S_IFMT == S_IFDIR { files += try watchTree(child) }
+            if status.st_mode & S_IFMT == S_IFDIR {
+                files.append(child)
+                files += try watchTree(child)
+            } else if !ChangeFilter.ignores(name: name) {
+                files.append(child)
+            }
         }
         return files
     }

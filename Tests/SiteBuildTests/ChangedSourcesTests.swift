@@ -77,6 +77,25 @@ final class ChangedSourcesTests: XCTestCase {
         XCTAssertEqual(try page("rows/index.html"), "x x 2;y y 1;")
     }
 
+    func testAFileAPatternNamesOutrightIsLookedAtEvenWhenNoChangeNamesIt() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "sources: notes/**/*.md", with: "sources: [notes/**/*.md, notes/.special.md, extra/sub/one.md]")
+        try write("sitegen.yml", config)
+        try write("notes/.special.md", "---\nday: 2024-01-01\n---\nHidden\n")
+        try write("extra/sub/one.md", "---\nday: 2024-01-02\n---\nOne\n")
+        XCTAssertTrue(try build(nil).succeeded)
+        XCTAssertEqual(try page("notes/special/index.html"), ".special: <p>Hidden</p>\n")
+        // A watch ignores hidden names: the edit is found all the same.
+        try write("notes/.special.md", "---\nday: 2024-01-01\n---\nHidden, edited\n")
+        XCTAssertTrue(try build([]).succeeded)
+        XCTAssertEqual(try page("notes/special/index.html"), ".special: <p>Hidden, edited</p>\n")
+        // The file's folder moved away and made again: told only of the folder.
+        try FileManager.default.moveItem(at: site.appendingPathComponent("extra/sub"), to: work.appendingPathComponent("gone"))
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("extra/sub"), withIntermediateDirectories: true)
+        XCTAssertEqual(try build(["extra/sub"]).rowsDeleted, 1)
+        try assertSameAsCleanBuild("a named file's folder replaced")
+    }
+
     func testAFolderMadeMovedOrDeletedIsLoadedAsACleanBuildLoadsIt() throws {
         try write("notes/2024/a.md", "---\nday: 2024-01-01\n---\nA\n")
         try write("notes/2024/deep/b.md", "---\nday: 2024-01-02\n---\nB\n")
@@ -235,7 +254,7 @@ final class ChangedSourcesTests: XCTestCase {
         let clean = work.appendingPathComponent("clean")
         try? FileManager.default.removeItem(at: clean)
         try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
-        for item in ["sitegen.yml", "notes", "rows", "Templates"] where FileManager.default.fileExists(atPath: site.appendingPathComponent(item).path) {
+        for item in ["sitegen.yml", "notes", "rows", "extra", "Templates"] where FileManager.default.fileExists(atPath: site.appendingPathComponent(item).path) {
             try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
         }
         let cleanSummary = try SiteBuilder(root: clean).build()

@@ -242,6 +242,7 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(TemplateText.excerpt("~~old~~ new\n\n| a | b |\n|---|:-:|\n| 1 | 2 |\n\n- [ ] todo\n- [x] done\n1. first\n\n"
                                             + "```swift\nlet x = 1\n```\n***\nSee[^1] and a~b.\n\n[^1]: note\n", limit: 160),
                        "old new a b 1 2 todo done first let x = 1 See and a~b.", "GitHub's marks go too")
+        XCTAssertEqual(TemplateText.excerpt("about ~30 °C", limit: 160), "about ~30 °C", "a lone tilde is text")
         XCTAssertEqual(TemplateText.groupedNumber("1e+20"), "1e+20", "no groups in an exponent")
         XCTAssertEqual(TemplateText.groupedNumber("1234567.25"), "1,234,567.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"

@@ -169,6 +169,15 @@ final class FileWatcherTests: XCTestCase {
         XCTAssertEqual(watcher.takeQuietChanges(), [])
     }
 
+    func testAFolderWithAnEditorsBackupNameIsWatchedAsAnyOther() throws {
+        // A source pattern walks into `old~`: only hidden folders are passed over.
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("content/records/old~"), withIntermediateDirectories: true)
+        try write("a", to: "content/records/old~/a.csv")
+        XCTAssertEqual(nextBatch(), ["content/records/old~", "content/records/old~/a.csv"])
+        try write("b", to: "content/records/old~/a.csv")
+        XCTAssertEqual(nextBatch(), ["content/records/old~/a.csv"])
+    }
+
     func testAFileDeletedMadeAgainAndDeletedWithinABatchIsAChange() throws {
         try write("a", to: "content/records/a.csv")
         XCTAssertEqual(nextBatch(), ["content/records/a.csv"])
