@@ -103,16 +103,17 @@ struct CollectionLoader {
     /// The collection's files to read and sources gone, found from `changedPaths` and the sources whose last
     /// load failed, without the status of the others: with a hundred thousand sources, reading every one's
     /// status and fingerprint was most of a watch's rebuild before its first page. nil when a change holds
-    /// a folder a pattern starts in, or such a folder is missing: then only a walk of them all will do.
+    /// a folder a pattern starts in, such a folder is missing, or a pattern reads outside the site: then
+    /// only a walk of them all will do.
     private func changedFiles(of collection: CollectionConfig) throws -> (files: [FilePlan], unchanged: Int, removed: [String])? {
         guard let changedPaths, missingFolders(of: collection).isEmpty else { return nil }
-        // Folders outside the site are watched less surely (one made, or swapped for another, after the
-        // watch began is not seen whole): their collections are looked at whole.
-        guard !collection.sources.contains(where: { $0.hasPrefix("/") || $0.hasPrefix("..") }) else { return nil }
         let rootPath = root.standardizedFileURL.path
         func location(_ path: String) -> String {
             URL(fileURLWithPath: SourceGlob.location(of: path, under: rootPath)).standardizedFileURL.path
         }
+        // Folders outside the site are watched less surely (one made, or swapped for another, after the
+        // watch began is not seen whole): their collections are looked at whole.
+        guard collection.sources.allSatisfy({ location($0).hasPrefix(rootPath + "/") }) else { return nil }
         // A source that failed may load now though its file did not change (the key it repeated is gone);
         // a file a pattern names outright is looked at every time (a watch ignores hidden names, and a
         // pattern may name `.special.csv`).
@@ -379,15 +380,12 @@ struct CollectionLoader {
         // A source that gave its key up to a file before it is read again, whatever its bytes: it now fails
         // on that key as in a clean build, and keeps its other rows as any failing source does.
         for owner in order.rereads {
-            let location = SourceGlob.location(of: owner, under: rootPath)
-            var status = stat()
-            guard stat(location, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            guard let entry = SourceGlob.entry(at: owner, under: rootPath) else { continue }
             let pattern = collection.sources.firstIndex { SourceGlob(pattern: $0).matches(owner) } ?? 0
-            let file = FilePlan(path: owner, stat: SiteStore.SourceFingerprint(size: Int64(status.st_size), modified: SourceGlob.modified(status),
-                                                                                hash: 0, succeeded: true),
+            let file = FilePlan(path: owner, stat: SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true),
                                 previous: nil, pattern: pattern)
             let prepared = file.stat.size <= Self.wholeFileLimit
-                ? prepare(file, at: location, previous: nil, collection: collection, schema: schema) : nil
+                ? prepare(file, at: SourceGlob.location(of: owner, under: rootPath), previous: nil, collection: collection, schema: schema) : nil
             try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
         }
         if plan.files.isEmpty && plan.unchangedCount == 0 && plan.missing.isEmpty {
@@ -500,7 +498,8 @@ struct CollectionLoader {
         }
         outcome.problems += problem.all
         fingerprint.succeeded = false
-        let message = problem.all[0].description + (problem.more.isEmpty ? "" : " (and \(problem.more.count) more problem\(problem.more.count == 1 ? "" : "s"))")
+        // The first problem (`description` says only it), and how many more there are.
+        let message = problem.description + (problem.more.isEmpty ? "" : " (and \(problem.more.count) more problem\(problem.more.count == 1 ? "" : "s"))")
         try store.recordSourceStatus(file.path, collection: target.collection.name, failure: message, fingerprint: fingerprint)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SiteStore
 
 /// A page path with `{name}` placeholders, filled from a record's fields.
 struct PathPattern {
@@ -27,17 +28,15 @@ struct PathPattern {
     func fill(_ value: (Int) -> String?) -> String {
         var path = ""
         var placeholder = 0
-        var long = false
         for part in parts {
             path += part.literal
             if part.name != nil {
-                let slug = slugify(value(placeholder) ?? "")
-                long = long || slug.utf8.count > Self.longestSegment
-                path += slug
+                path += slugify(value(placeholder) ?? "")
                 placeholder += 1
             }
         }
-        guard long || path.utf8.count > Self.longestSegment else { return path }
+        // No part is longer than the whole.
+        guard path.utf8.count > Self.longestSegment else { return path }
         return path.split(separator: "/", omittingEmptySubsequences: false).map(Self.shortened).joined(separator: "/")
     }
 
@@ -49,9 +48,7 @@ struct PathPattern {
     /// the whole so that two long titles that begin alike stay two pages; as it is when short enough.
     static func shortened(_ segment: Substring) -> String {
         guard segment.utf8.count > longestSegment else { return String(segment) }
-        var hash: UInt32 = 0x811c_9dc5
-        for byte in segment.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
-        let suffix = "-" + String(hash, radix: 16).leftPadded(to: 8)
+        let suffix = "-" + String(format: "%08x", UInt32(truncatingIfNeeded: SiteStore.pathKey(String(segment))))
         var kept = Substring(""), bytes = 0
         for character in segment {
             let size = character.utf8.count
@@ -67,12 +64,6 @@ struct PathPattern {
     }
 }
 
-private extension String {
-    /// The text with zeros before it up to `width` characters.
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}
 
 /// A URL path segment made from `text`: lower-case ASCII letters and digits joined by single hyphens.
 func slugify(_ text: String) -> String {

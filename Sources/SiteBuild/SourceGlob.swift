@@ -76,7 +76,7 @@ struct SourceGlob {
     }
 
     /// The file at `path` (as the walk writes paths) with its status, if it is a regular file (or a link to one).
-    private static func entry(at path: String, under rootPath: String) -> Entry? {
+    static func entry(at path: String, under rootPath: String) -> Entry? {
         var status = stat()
         guard stat(location(of: path, under: rootPath), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Entry(path: path, size: Int64(status.st_size), modified: modified(status))
@@ -140,7 +140,7 @@ struct SourceGlob {
         URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
-    static func modified(_ status: stat) -> Double {
+    private static func modified(_ status: stat) -> Double {
         Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
     }
 

@@ -34,8 +34,7 @@ public struct CSVSource: Source {
                 do {
                     record = try typer.record(from: row)
                 } catch {
-                    if failure == nil { failure = error } else { failure!.add(error) }
-                    return
+                    return SourceError.note(error, in: &failure)
                 }
                 if failure == nil { try emit(record) }
             } else {
@@ -48,10 +47,8 @@ public struct CSVSource: Source {
             try input.forEachChunk { (chunk: UnsafeRawBufferPointer) throws(SourceError) in try reader.feed(chunk, emit: handle) }
             try reader.finish(emit: handle)
         } catch {
-            // The file cannot be read past this (an unclosed quote): it ends the list.
-            guard var failure else { throw error }
-            failure.add(error)
-            throw failure
+            // The file cannot be read past this (an unclosed quote).
+            throw SourceError.stopped(failure, at: error)
         }
         if let failure { throw failure }
         guard typer != nil else {

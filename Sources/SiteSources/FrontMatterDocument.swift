@@ -191,12 +191,12 @@ public struct FrontMatterDocument: Sendable {
                 while item.last == UInt8(ascii: " ") { item = item.dropLast() }
                 guard isPlain(item, inFlow: true), let text = printable(item) else { return nil }
                 // A null item is no item (`[a, ~]` is one tag), as YAML reads it.
-                if !["~", "null", "Null", "NULL"].contains(text) { items.append(text) }
+                if !FrontMatterValue.nullWords.contains(text) { items.append(text) }
             }
             return .list(items)
         default:
             guard isPlain(value, inFlow: false), let text = printable(value) else { return nil }
-            return ["~", "null", "Null", "NULL"].contains(text) ? .null : .text(text)
+            return FrontMatterValue.nullWords.contains(text) ? .null : .text(text)
         }
     }
 
@@ -246,10 +246,18 @@ public enum FrontMatterValue: Sendable, Hashable {
     case list([String])
     case null
 
+    /// The plain words YAML reads as null (an empty plain value is null too).
+    static let nullWords: Set<String> = ["~", "null", "Null", "NULL"]
+
+    /// Whether `scalar` is YAML's null: a plain null word, or nothing at all.
+    private static func isNull(_ scalar: Node.Scalar) -> Bool {
+        scalar.style == .plain && (scalar.string.isEmpty || nullWords.contains(scalar.string))
+    }
+
     init(_ node: Node, file: String) throws(SourceError) {
         switch node {
         case .scalar(let scalar):
-            self = scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string) ? .null : .text(scalar.string)
+            self = Self.isNull(scalar) ? .null : .text(scalar.string)
         case .sequence(let sequence):
             var items: [String] = []
             for item in sequence {
@@ -257,7 +265,7 @@ public enum FrontMatterValue: Sendable, Hashable {
                     throw SourceError(file: file, line: (item.mark?.line ?? 1) + 1, reason: "a list in front matter may hold only plain values")
                 }
                 // A null item (`- ~`, `- null`, a bare `-`) is no item: a tag named `~` or nothing is not one.
-                if scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string) { continue }
+                if Self.isNull(scalar) { continue }
                 items.append(scalar.string)
             }
             self = .list(items)

@@ -37,9 +37,7 @@ public struct JSONRecordSource: Source {
         // The file fails at its first bad record; the ones after it are still checked, not stored, so that
         // the next few problems are reported with it.
         var failure: SourceError?
-        func fail(_ problem: SourceError) {
-            if failure == nil { failure = problem } else { failure!.add(problem) }
-        }
+        func fail(_ problem: SourceError) { SourceError.note(problem, in: &failure) }
         func add(_ value: JSONValue, line: Int) throws(SourceError) {
             let record: Record
             do {
@@ -55,10 +53,8 @@ public struct JSONRecordSource: Source {
         do {
             try readValues(&input, add: add, problem: fail)
         } catch {
-            // The file cannot be read past this (an array's syntax): it ends the list.
-            guard var failure else { throw error }
-            failure.add(error)
-            throw failure
+            // The file cannot be read past this (an array's syntax).
+            throw SourceError.stopped(failure, at: error)
         }
         if let failure { throw failure }
         return []

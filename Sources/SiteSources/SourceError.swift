@@ -35,6 +35,19 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
         if more.count < Self.moreLimit { more.append(problem) }
     }
 
+    /// Notes `problem` in a read's `failure`: its first problem, or one more.
+    static func note(_ problem: SourceError, in failure: inout SourceError?) {
+        if failure == nil { failure = problem } else { failure!.add(problem) }
+    }
+
+    /// What a read that `failure` had failed and that `error` then stopped throws: the problems noted
+    /// before, then `error`, which ends the list (nothing after it could be read).
+    static func stopped(_ failure: SourceError?, at error: SourceError) -> SourceError {
+        guard var failure else { return error }
+        failure.add(error)
+        return failure
+    }
+
     public var description: String {
         var location = file
         if let line { location += ":\(line)" }
