@@ -582,6 +582,7 @@ struct PageRenderer {
             if plan.needsRender(["404.html"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
                 let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
                 try writer.write(templates.render("404", context: context, knownNames: config.templateNames,
+                                                    recordNames: config.recordFieldNames,
                                                     site: TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)), to: "404.html")
             }
         }

@@ -54,6 +54,7 @@ final class RenderQueue: @unchecked Sendable {
     /// Whether workers can read rows (the queue was made with a store).
     let readsStore: Bool
     private let knownNames: Set<String>
+    private let recordNames: Set<String>
     private let site: TemplateText.Site?
     private let writer: OutputWriter
     private let capacity: Int
@@ -69,12 +70,15 @@ final class RenderQueue: @unchecked Sendable {
     private var workers: [Thread] = []
 
     /// Starts `workerCount` workers writing through `writer`; templates may use `knownNames` without a
-    /// value, and helpers of page values use `site`; the store at `storePath`, if any, is where workers read rows.
-    init(templates: TemplateSet, knownNames: Set<String>, site: TemplateText.Site? = nil, writer: OutputWriter, storePath: String? = nil,
+    /// value (`recordNames` inside a record only), and helpers of page values use `site`; the store at
+    /// `storePath`, if any, is where workers read rows.
+    init(templates: TemplateSet, knownNames: Set<String>, recordNames: Set<String> = [], site: TemplateText.Site? = nil,
+         writer: OutputWriter, storePath: String? = nil,
          workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, capacity: Int = 8192)
     {
         self.templates = templates
         self.knownNames = knownNames
+        self.recordNames = recordNames
         self.site = site
         self.writer = writer
         self.capacity = capacity
@@ -139,7 +143,9 @@ final class RenderQueue: @unchecked Sendable {
             if submitterWaits && jobs.count <= capacity / 2 { condition.broadcast() }
             condition.unlock()
             do {
-                try writer.write(templates.render(job.template, context: job.context(worker), knownNames: knownNames, site: site), to: job.path)
+                let page = try templates.render(job.template, context: job.context(worker), knownNames: knownNames,
+                                                recordNames: recordNames, site: site)
+                try writer.write(page, to: job.path)
             } catch {
                 condition.lock()
                 if failure == nil { failure = error }

@@ -599,20 +599,29 @@ public struct ListingConfig: Sendable {
 }
 
 extension SiteConfig {
-    /// Every name a template may use that a page can lack: the values pages have (some only on some
-    /// pages, or some rows), and every field and relationship of every collection (a null field is left
-    /// out of its record). Any other name a template uses is an error (`TemplateError.unknownVariable`).
+    /// The values pages have (some only on some pages, or in some of their lists' entries).
+    static let pageValueNames: Set<String> = [
+        "site", "title", "baseURL", "basePath", "nav", "url", "pageTitle", "listing", "name", "items", "empty",
+        "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
+        "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
+        "groups", "sectionCount", "chart", "record", "body", "key",
+    ]
+
+    /// Every name a template may use that a page can lack: the values pages have, and every field and
+    /// relationship of every collection (a null field is left out of its record). Any other name a
+    /// template uses is an error (`TemplateError.unknownVariable`).
     var templateNames: Set<String> {
-        var names: Set<String> = [
-            "site", "title", "baseURL", "basePath", "nav", "url", "pageTitle", "listing", "name", "items", "empty",
-            "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
-            "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
-            "groups", "sectionCount", "chart", "record", "body", "key",
-        ]
+        Self.pageValueNames.union(recordFieldNames)
+    }
+
+    /// The fields and relationships of every collection that no page has as a value of its own: used
+    /// where no record is open, they print nothing, which is an error (`TemplateError.fieldOutsideRecord`).
+    var recordFieldNames: Set<String> {
+        var names: Set<String> = []
         for collection in collections {
             names.formUnion(collection.fields.map(\.name))
             names.formUnion(collection.relationships.map(\.field))
         }
-        return names
+        return names.subtracting(Self.pageValueNames)
     }
 }

@@ -38,12 +38,17 @@ struct TemplateRenderer {
     private var stack: [TemplateValue] = []
     /// In a strict render, the names the root may lack; `nil` renders leniently.
     private let knownNames: Set<String>?
+    /// Known names that only a record has (its fields): at the root with no record open, such a name is
+    /// a field used where it can only print nothing.
+    private let recordNames: Set<String>
     /// The site for sitegen's helpers on values that do not carry it (`TemplateValue.transformed`).
     private let site: TemplateText.Site?
     /// The template whose own tags are preferred when saying where an unknown name is used.
     private let preferredTemplate: String
     /// Names that no scope had, with where each was first used.
     private(set) var unknownNames: [String: SourceLocation] = [:]
+    /// Records' fields used with no record open, with where each was first used.
+    private(set) var fieldsOutsideRecords: [String: SourceLocation] = [:]
 
     /// How deep partials and layouts may nest. Mustache lets a partial include itself so long as its data
     /// ends the recursion (a tree's `{{>node}}` inside `{{#children}}`), so no cycle is refused outright
@@ -54,12 +59,14 @@ struct TemplateRenderer {
     /// The partial or layout tag at which nesting went past `nestingLimit`; nothing renders after it.
     private(set) var runaway: (name: String, location: SourceLocation)?
 
-    /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames` is given.
-    init(templates: [String: [TemplateNode]], knownNames: Set<String>?, preferring preferredTemplate: String,
-         site: TemplateText.Site? = nil) {
+    /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames`
+    /// is given, and then `recordNames` are known inside a record only.
+    init(templates: [String: [TemplateNode]], knownNames: Set<String>?, recordNames: Set<String> = [],
+         preferring preferredTemplate: String, site: TemplateText.Site? = nil) {
         self.templates = templates
         self.site = site
         self.knownNames = knownNames
+        self.recordNames = recordNames
         self.preferredTemplate = preferredTemplate
     }
 
@@ -251,7 +258,14 @@ struct TemplateRenderer {
             return record[name].map(TemplateValue.init)
         case .root(let values):
             if let found = values[name] { return TemplateValue(found) }
-            if let knownNames, !knownNames.contains(name) { recordUnknown(name, at: tag.location) }
+            if let knownNames {
+                if !knownNames.contains(name) {
+                    recordUnknown(name, at: tag.location)
+                } else if recordNames.contains(name), !hasOpenRecord {
+                    // A record lacking the field falls through to here too; with no record open, nothing could have it.
+                    record(name, at: tag.location, in: &fieldsOutsideRecords)
+                }
+            }
             return nil
         case .string, .text, .integer, .boolean, .list:
             return nil
@@ -261,11 +275,21 @@ struct TemplateRenderer {
     }
 
     private mutating func recordUnknown(_ name: String, at location: SourceLocation) {
-        if let recorded = unknownNames[name] {
-            if recorded.template != preferredTemplate, location.template == preferredTemplate { unknownNames[name] = location }
+        record(name, at: location, in: &unknownNames)
+    }
+
+    /// Notes `name` at `location` in `names`, preferring a use in the page's own template to the first use.
+    private func record(_ name: String, at location: SourceLocation, in names: inout [String: SourceLocation]) {
+        if let recorded = names[name] {
+            if recorded.template != preferredTemplate, location.template == preferredTemplate { names[name] = location }
         } else {
-            unknownNames[name] = location
+            names[name] = location
         }
+    }
+
+    /// Whether a record's scope is on the stack (a list's row, `{{#record}}`, a related record).
+    private var hasOpenRecord: Bool {
+        stack.contains { if case .record = $0 { true } else { false } }
     }
 
     // MARK: Output

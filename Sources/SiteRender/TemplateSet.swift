@@ -242,16 +242,21 @@ public struct TemplateSet: Sendable {
     /// template file and line where it is used, not an empty string on a published page. `site` is what
     /// `absolute(…)` and `markdown(…)` use for values other than a record's text (which carries its site);
     /// without it, the context's `site.baseURL` is.
-    public func render(_ name: String, context: [String: Any], knownNames: Set<String>,
+    public func render(_ name: String, context: [String: Any], knownNames: Set<String>, recordNames: Set<String> = [],
                        site: TemplateText.Site? = nil) throws(TemplateError) -> String {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
-        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, preferring: name, site: site ?? Self.site(of: context))
+        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, recordNames: recordNames, preferring: name,
+                                        site: site ?? Self.site(of: context))
         let output = renderer.render(template, root: .root(context))
         try throwIfRunaway(renderer)
         // The first unknown name in order, where the page's own template uses it if it does, else where it was first used.
         if let (unknown, location) = renderer.unknownNames.min(by: { $0.key < $1.key }) {
             throw .unknownVariable(name: unknown, file: sources[location.template]?.file ?? location.template,
                                    line: location.line, column: location.column)
+        }
+        if let (field, location) = renderer.fieldsOutsideRecords.min(by: { $0.key < $1.key }) {
+            throw .fieldOutsideRecord(name: field, file: sources[location.template]?.file ?? location.template,
+                                      line: location.line, column: location.column)
         }
         return output
     }
@@ -301,6 +306,8 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
     case missingTemplate(name: String, available: [String])
     /// A tag names a value that no scope of the page has and that no page may lack.
     case unknownVariable(name: String, file: String, line: Int, column: Int)
+    /// A tag uses a record's field where no record is open, so it could only print nothing.
+    case fieldOutsideRecord(name: String, file: String, line: Int, column: Int)
     /// A `{{> partial}}` or `{{< layout}}` tag names a template the folder does not have.
     case missingPartial(name: String, file: String, line: Int, column: Int, available: [String])
     /// A tag applies a transform (`name(value)`) that sitegen does not have.
@@ -328,6 +335,9 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
             return "\(file):\(line):\(column): no template '\(name).mustache' to include; the templates folder has: \(available.joined(separator: ", "))"
         case .unknownVariable(let name, let file, let line, let column):
             return "\(file):\(line):\(column): '\(name)' is not a field or a value this page has; check its spelling"
+        case .fieldOutsideRecord(let name, let file, let line, let column):
+            return "\(file):\(line):\(column): '\(name)' is a record's field, but no record is open here, so it would print nothing; "
+                + "on a detail page write {{record.\(name)}} (or use it inside {{#record}}…{{/record}}), on a list page inside {{#items}}…{{/items}}"
         case .unknownTransform(let name, let file, let line, let column, let known):
             return "\(file):\(line):\(column): '\(name)(…)' is not a helper or transform; they are: \(known.joined(separator: ", "))"
         case .endlessInclusion(let name, let through, let file, let line, let column):

@@ -288,6 +288,23 @@ final class ExampleSiteTests: XCTestCase {
         }
     }
 
+    func testARecordsFieldOutsideTheRecordOnADetailPageFailsTheBuildAtItsLine() throws {
+        let detail = site.appendingPathComponent("Templates/detail.mustache")
+        let text = try String(contentsOf: detail, encoding: .utf8)
+        try text.replacingOccurrences(of: "<h1>{{title}}</h1>", with: "<h1>{{title}}</h1>\n<p>{{acquirer}}</p>")
+            .write(to: detail, atomically: true, encoding: .utf8)
+        let line = text.components(separatedBy: "\n").firstIndex { $0.contains("<h1>{{title}}</h1>") }! + 2
+        XCTAssertThrowsError(try build()) { error in
+            let description = "\(error)"
+            XCTAssertTrue(description.contains("Templates/detail.mustache:\(line):4: 'acquirer' is a record's field, but no record is open here"),
+                          description)
+        }
+        try text.replacingOccurrences(of: "<h1>{{title}}</h1>", with: "<h1>{{title}}</h1>\n<p>{{record.acquirer}}</p>")
+            .write(to: detail, atomically: true, encoding: .utf8)
+        _ = try build()
+        XCTAssertTrue(try page("banks/17443/index.html").contains("<p>Regions Bank</p>"))
+    }
+
     func testEveryInternalLinkResolvesToAWrittenPage() throws {
         _ = try build()
         var checked = 0

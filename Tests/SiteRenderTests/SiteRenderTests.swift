@@ -270,6 +270,37 @@ final class TemplateSetTests: XCTestCase {
         }
     }
 
+    func testARecordsFieldUsedWhereNoRecordIsOpenIsAnErrorButALackingRecordIsNot() throws {
+        let directory = try folder([
+            "detail.mustache": "<h1>{{title}}</h1>\n{{#record}}{{city}}{{acquirer}}{{/record}}|{{record.acquirer}}",
+            "outside.mustache": "<h1>{{title}}</h1>\n<p>{{city}}</p>",
+            "list.mustache": "{{#items}}{{city}}{{acquirer}};{{/items}}{{#pagination}}{{acquirer}}{{/pagination}}",
+        ])
+        let templates = try TemplateSet(directory: directory)
+        let record = TemplateRecord(names: ["city", "acquirer"], values: ["X", nil])
+        let known: Set<String> = ["title", "pagination", "city", "acquirer"], fields: Set<String> = ["city", "acquirer"]
+        // A record without an acquirer falls through to the page's own values: that is a record lacking it.
+        XCTAssertEqual(try templates.render("detail", context: ["title": "T", "record": record], knownNames: known, recordNames: fields),
+                       "<h1>T</h1>\nX|")
+        XCTAssertThrowsError(try templates.render("outside", context: ["title": "T", "record": record], knownNames: known,
+                                                  recordNames: fields)) { error in
+            XCTAssertEqual(error as? TemplateError, .fieldOutsideRecord(name: "city", file: directory.appendingPathComponent("outside.mustache").path,
+                                                                        line: 2, column: 4))
+            XCTAssertEqual((error as? TemplateError)?.description, directory.appendingPathComponent("outside.mustache").path
+                + ":2:4: 'city' is a record's field, but no record is open here, so it would print nothing; on a detail page write "
+                + "{{record.city}} (or use it inside {{#record}}…{{/record}}), on a list page inside {{#items}}…{{/items}}")
+        }
+        // Inside a list's rows the field is a record's; inside the pagination no record is open.
+        XCTAssertThrowsError(try templates.render("list", context: ["items": [record], "pagination": ["number": 1]], knownNames: known,
+                                                  recordNames: fields)) { error in
+            XCTAssertEqual(error as? TemplateError, .fieldOutsideRecord(name: "acquirer", file: directory.appendingPathComponent("list.mustache").path,
+                                                                        line: 1, column: 57))
+        }
+        XCTAssertEqual(try templates.render("list", context: ["items": [record]], knownNames: known, recordNames: fields), "X;")
+        XCTAssertEqual(try templates.render("outside", context: ["title": "T"], knownNames: known), "<h1>T</h1>\n<p></p>",
+                       "without record names, a known name is only known")
+    }
+
     func testADottedNameWhoseLastPartIsMissingIsAnErrorUnlessThatPartIsKnown() throws {
         let directory = try folder([
             "page.mustache": "{{site.title}}|{{#items}}{{name}} {{record.acquirer}} {{bank.name}}{{/items}}|{{nothing.at.all}}",
