@@ -54,8 +54,8 @@ public struct TemplateRecord: @unchecked Sendable {
 }
 
 /// Printed as the dictionary it stands for, so that a context that holds it prints as it did with the
-/// dictionary (`{{.}}` on a page's context).
+/// dictionary (`{{.}}` on a page's context), its keys in order (`TemplateValue.describe`).
 extension TemplateRecord: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String { dictionary.description }
-    public var debugDescription: String { dictionary.debugDescription }
+    public var description: String { TemplateValue.describe(dictionary) }
+    public var debugDescription: String { TemplateValue.describe(dictionary) }
 }

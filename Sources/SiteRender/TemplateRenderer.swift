@@ -179,8 +179,12 @@ struct TemplateRenderer {
         guard runaway == nil else { return }
         var name = reference.name
         if let dynamicName = reference.dynamicName {
-            guard case .string(let chosen)? = lookUp(dynamicName, frame.position) else { return }
-            name = chosen
+            // A record's field is text too (`{{>*kind}}` in a list's rows).
+            switch lookUp(dynamicName, frame.position) {
+            case .string(let chosen)?: name = chosen
+            case .text(let chosen)?: name = chosen.text
+            default: return
+            }
         }
         guard let nodes = templates[name] else { return }
         guard nesting < Self.nestingLimit else {
@@ -255,7 +259,9 @@ struct TemplateRenderer {
         case .dictionary(let values):
             return values[name].map(TemplateValue.init)
         case .record(let record):
-            return record[name].map(TemplateValue.init)
+            guard let index = record.names.firstIndex(of: name) else { return nil }
+            // An empty field is the record's: a page's value of that name (`site`, `section`) is not.
+            return record.values[index].map(TemplateValue.init) ?? .null
         case .root(let values):
             if let found = values[name] { return TemplateValue(found) }
             if let knownNames {

@@ -70,6 +70,10 @@ enum TemplateValue {
         return .other(Other(value))
     }
 
+    /// No value, where a name is found empty: a lookup stops at it and gives nothing. (Shared between
+    /// threads safely: `Other` holds one constant.)
+    nonisolated(unsafe) static let null = TemplateValue.other(Other(NSNull()))
+
     /// Whether this stands for no value at all (`NSNull`), as swift-mustache takes it.
     var isNull: Bool {
         if case .other(let other) = self { return other.value is NSNull }
@@ -114,13 +118,18 @@ enum TemplateValue {
         case .dictionary(let values):
             return Self.transformed(values, name)
         case .record(let record):
+            if name == "enumerated" {
+                // A record's fields in their declared order.
+                let pairs = zip(record.names, record.values).compactMap { name, value in value.map { (key: name, value: TemplateRecord.plain($0)) } }
+                return .list(TemplateList(.pairs(pairs)))
+            }
             return Self.transformed(record.dictionary, name)
         case .textDictionary(let values):
             switch name {
             case "count": return .integer(values.count)
             case "empty": return .boolean(values.isEmpty)
-            case "enumerated": return .list(TemplateList(.textPairs(values.map { (key: $0.key, value: $0.value) })))
-            case "sorted": return .list(TemplateList(.textPairs(values.map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })))
+            case "enumerated", "sorted":
+                return .list(TemplateList(.textPairs(values.map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })))
             default: return nil
             }
         case .boolean, .root, .pair, .other:
@@ -168,14 +177,14 @@ enum TemplateValue {
         }
     }
 
-    /// The transforms of dictionaries: `count`, `empty`, and their `(key:value:)` pairs as they come
-    /// (`enumerated`) or by key (`sorted`).
+    /// The transforms of dictionaries: `count`, `empty`, and their `(key:value:)` pairs by key (`enumerated`
+    /// and `sorted`: swift-mustache enumerates in the order of the hash seed, which changes every build).
     private static func transformed(_ values: [String: Any], _ name: String) -> TemplateValue? {
         switch name {
         case "count": return .integer(values.count)
         case "empty": return .boolean(values.isEmpty)
-        case "enumerated": return .list(TemplateList(.pairs(values.map { (key: $0.key, value: $0.value) })))
-        case "sorted": return .list(TemplateList(.pairs(values.map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })))
+        case "enumerated", "sorted":
+            return .list(TemplateList(.pairs(values.map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })))
         default: return nil
         }
     }
@@ -211,15 +220,33 @@ enum TemplateValue {
         case .text(let text): return text.text
         case .integer(let number): return String(number)
         case .boolean(let flag): return flag ? "true" : "false"
-        case .dictionary(let values), .root(let values): return String(describing: values)
+        case .dictionary(let values), .root(let values): return Self.describe(values)
         case .record(let record): return record.description
-        case .textDictionary(let values): return String(describing: values)
+        case .textDictionary(let values): return Self.describe(values)
         case .list(let list): return list.description
-        case .pair(let pair): return String(describing: (key: pair.key, value: pair.value))
+        case .pair(let pair): return "(key: \(String(reflecting: pair.key)), value: \(Self.describe(pair.value, nested: true)))"
         case .other(let other):
             let mirror = Mirror(reflecting: other.value)
             if mirror.displayStyle == .optional, let wrapped = mirror.children.first?.value { return String(describing: wrapped) }
             return String(describing: other.value)
+        }
+    }
+
+    /// Swift's description of `value` (strings quoted inside a collection), with every dictionary's keys in
+    /// order: as Swift prints it, a dictionary's order follows the process's hash seed, and a page's bytes
+    /// must not change from build to build (swift-mustache prints them so).
+    static func describe(_ value: Any, nested: Bool = false) -> String {
+        switch value {
+        case let record as TemplateRecord:
+            return describe(record.dictionary, nested: nested)
+        case let dictionary as [String: Any]:
+            guard !dictionary.isEmpty else { return "[:]" }
+            let members = dictionary.sorted { $0.key < $1.key }.map { String(reflecting: $0.key) + ": " + describe($0.value, nested: true) }
+            return "[" + members.joined(separator: ", ") + "]"
+        case let array as [Any]:
+            return "[" + array.map { describe($0, nested: true) }.joined(separator: ", ") + "]"
+        default:
+            return nested ? String(reflecting: value) : String(describing: value)
         }
     }
 
@@ -299,20 +326,28 @@ struct TemplateList {
         }
     }
 
-    /// What `{{list}}` prints: Swift's description of the array, or of its reversed view.
+    /// What `{{list}}` prints: Swift's description of the array, or of its reversed view; dictionaries in
+    /// it with their keys in order (`TemplateValue.describe`).
     var description: String {
         switch elements {
-        case .values(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
-        case .dictionaries(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .values(let array): return Self.described(array, isReversed, TemplateValue.describe(array))
+        case .dictionaries(let array): return Self.described(array, isReversed, TemplateValue.describe(array))
         // As dictionaries, not records: a reversed view prints its element type's name.
         case .records(let array):
             let dictionaries = array.map(\.dictionary)
-            return isReversed ? String(describing: dictionaries.reversed()) : String(describing: dictionaries)
+            return Self.described(dictionaries, isReversed, TemplateValue.describe(dictionaries))
         case .texts(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
         case .strings(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
         case .integers(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
-        case .pairs(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
+        case .pairs(let array):
+            let pairs = array.map { TemplateValue.pair(TemplateValue.Pair(key: $0.key, value: $0.value)).description }
+            return Self.described(array, isReversed, "[" + pairs.joined(separator: ", ") + "]")
         case .textPairs(let array): return isReversed ? String(describing: array.reversed()) : String(describing: array)
         }
+    }
+
+    /// `array` printed as `described`, or as Swift prints its reversed view (the view's type around it).
+    private static func described<Element>(_ array: [Element], _ reversed: Bool, _ described: String) -> String {
+        reversed ? "\(type(of: array.reversed()))(_base: \(described))" : described
     }
 }

@@ -23,17 +23,71 @@ struct ReferenceTemplates {
         self.library = library
     }
 
-    /// The template `name` rendered with `context`.
+    /// The template `name` rendered with `context`, its dictionaries in key order (`OrderedReferenceDictionary`).
     func render(_ name: String, context: [String: Any]) -> String {
-        library.render(context, withTemplate: name) ?? ""
+        Self.named(library.render(Self.ordered(context), withTemplate: name) ?? "")
     }
 
     /// The template `name` rendered as sitegen's strict render did, with the names that no scope had.
     func renderStrictly(_ name: String, context: [String: Any], knownNames: Set<String>) -> (output: String, unknownNames: Set<String>) {
-        let root = ReferenceStrictRoot(values: context, knownNames: knownNames)
+        let root = ReferenceStrictRoot(values: Self.ordered(context).values, knownNames: knownNames)
         let output = library.render(root, withTemplate: name) ?? ""
-        return (output, root.unknownNames)
+        return (Self.named(output), root.unknownNames)
     }
+
+    /// `value` with every dictionary in it, at any depth, an `OrderedReferenceDictionary`.
+    static func ordered(_ value: [String: Any]) -> OrderedReferenceDictionary {
+        OrderedReferenceDictionary(value.mapValues(ordered))
+    }
+
+    /// By exact type: an empty array casts to an array of any element type, and prints its type's name.
+    private static func ordered(_ value: Any) -> Any {
+        let type = Swift.type(of: value)
+        if type == [String: Any].self { return ordered(value as! [String: Any]) }
+        if type == [String: String].self { return OrderedReferenceDictionary(value as! [String: String], texts: true) }
+        if type == [[String: Any]].self { return (value as! [[String: Any]]).map { ordered($0) } }
+        if type == [Any].self { return (value as! [Any]).map(ordered) }
+        return value
+    }
+
+    /// A reversed view of a list of dictionaries names their type: sitegen's are dictionaries.
+    private static func named(_ output: String) -> String {
+        output.replacingOccurrences(of: "Array<OrderedReferenceDictionary>", with: "Array<Dictionary<String, Any>>")
+            .replacingOccurrences(of: "Array&lt;OrderedReferenceDictionary&gt;", with: "Array&lt;Dictionary&lt;String, Any&gt;&gt;")
+    }
+}
+
+/// A dictionary as sitegen prints and enumerates it, its keys in order, in the oracle's contexts: as
+/// swift-mustache has them, a dictionary's pairs come in the order of the process's hash seed, and sitegen
+/// orders them so that pages do not change from build to build (a deliberate difference).
+final class OrderedReferenceDictionary: MustacheParent, MustacheTransformable, CustomStringConvertible, CustomDebugStringConvertible {
+    let values: [String: Any]
+    /// Whether every value is a `String` (a `[String: String]`), whose pairs are typed so.
+    let texts: Bool
+
+    init(_ values: [String: Any], texts: Bool = false) {
+        self.values = values
+        self.texts = texts
+    }
+
+    func child(named name: String) -> Any? { values[name] }
+
+    func transform(_ name: String) -> Any? {
+        switch name {
+        case "count": return values.count
+        case "empty": return values.isEmpty
+        case "enumerated", "sorted":
+            if texts { return values.map { (key: $0.key, value: $0.value as! String) }.sorted { $0.key < $1.key } }
+            return values.map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
+        default: return nil
+        }
+    }
+
+    var description: String {
+        values.isEmpty ? "[:]" : "[" + values.keys.sorted().map { "\($0.debugDescription): \(String(reflecting: values[$0]!))" }.joined(separator: ", ") + "]"
+    }
+
+    var debugDescription: String { description }
 }
 
 /// The bottom of the lookup stack in sitegen's strict render before its own engine: a name that reaches
@@ -56,5 +110,5 @@ final class ReferenceStrictRoot: MustacheParent, CustomStringConvertible {
 
     /// The old root printed its class name for `{{.}}`; sitegen now prints the context as a dictionary
     /// (a deliberate difference, see `TemplateDifferentialTests`), so the oracle does too.
-    var description: String { String(describing: values) }
+    var description: String { OrderedReferenceDictionary(values).description }
 }

@@ -335,6 +335,53 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(try templates(["page": "<{{>card}}>", "card": "C", "row": "R"]).sources(usedBy: "page").map(\.name), ["card", "page"])
     }
 
+    /// A record's field is text, not a string: `{{>*kind}}` in a list's rows rendered nothing.
+    func testADynamicPartialNamedByARecordsFieldRendersThatTemplate() throws {
+        let set = try templates(["list": "{{#items}}[{{kind}}] {{>*kind}};{{/items}}", "card": "<div class=\"card\">{{name}}</div>",
+                                 "wide": "<div class=\"wide\">{{name}}</div>"])
+        let site = TemplateText.Site(baseURL: "/", allowsRawHTML: false)
+        let rows = [("card", "a"), ("wide", "b"), ("none", "c")].map { kind, name in
+            TemplateRecord(names: ["kind", "name"], values: [TemplateText(kind, site: site), TemplateText(name, site: site)])
+        }
+        XCTAssertEqual(try set.render("list", context: ["items": rows], knownNames: []),
+                       "[card] <div class=\"card\">a</div>;[wide] <div class=\"wide\">b</div>;[none] ;")
+    }
+
+    /// A record whose `site` field was empty printed the page's `site` (a dictionary) in its place, and
+    /// `{{#site}}` did not hide it: the record has the field, empty, as a JSON object has a null member.
+    func testARecordsEmptyFieldHidesThePagesValueOfTheSameName() throws {
+        let set = try templates(["list": "{{#items}}<p>{{name}}{{#site}} at {{site}}{{/site}}{{^site}} (no site){{/site}}</p>{{/items}}{{site.title}}",
+                                 "strict": "{{#items}}{{site}}|{{/items}}"])
+        let site = TemplateText.Site(baseURL: "/", allowsRawHTML: false)
+        let rows = [TemplateRecord(names: ["name", "site"], values: [TemplateText("Acme", site: site), TemplateText("Plant A", site: site)]),
+                    TemplateRecord(names: ["name", "site"], values: [TemplateText("Bay Deli", site: site), nil])]
+        let context: [String: Any] = ["items": rows, "site": ["title": "Inspections", "baseURL": "https://example.org/"]]
+        XCTAssertEqual(try set.render("list", context: context, knownNames: ["site", "name"]),
+                       "<p>Acme at Plant A</p><p>Bay Deli (no site)</p>Inspections")
+        XCTAssertEqual(try set.render("strict", context: ["items": rows], knownNames: []), "Plant A||", "a record's empty field is no unknown name")
+    }
+
+    /// Swift prints a dictionary in the order of the process's hash seed: `{{.}}` of a record, and a
+    /// dictionary's `enumerated`, changed a page's bytes from one build to the next.
+    func testDictionariesAndRecordsPrintAndEnumerateInTheSameOrderEveryTime() throws {
+        let set = try templates(["dot": "{{#items}}{{{.}}}|{{/items}}{{{.}}}",
+                                 "pairs": "{{#enumerated(record)}}{{key}}={{value}},{{/enumerated(record)}}/{{#enumerated(meta)}}{{key}},{{/enumerated(meta)}}",
+                                 "list": "{{{rows}}}|{{{reversed(rows)}}}"])
+        let site = TemplateText.Site(baseURL: "/", allowsRawHTML: false)
+        let names = ["zeta", "alpha", "mid", "url"]
+        let record = TemplateRecord(names: names, values: [TemplateText("z", site: site), TemplateText("a", site: site), nil,
+                                                           TemplateText("/r/", site: site)])
+        let meta: [String: Any] = Dictionary(uniqueKeysWithValues: (0..<40).map { ("k\($0)", $0) })
+        XCTAssertEqual(try set.render("dot", context: ["items": [record]], knownNames: []),
+                       #"["alpha": a, "url": /r/, "zeta": z]|["items": [["alpha": a, "url": /r/, "zeta": z]]]"#)
+        let keys = (0..<40).map { "k\($0)" }.sorted()
+        XCTAssertEqual(try set.render("pairs", context: ["record": record, "meta": meta], knownNames: []),
+                       "zeta=z,alpha=a,url=/r/,/" + keys.map { $0 + "," }.joined(), "a record's fields as declared, a dictionary's keys in order")
+        let rows: [[String: Any]] = [["b": 1, "a": "x", "c": ["z": 1, "y": 2]], ["d": 2]]
+        XCTAssertEqual(try set.render("list", context: ["rows": rows], knownNames: []), #"[["a": "x", "b": 1, "c": ["y": 2, "z": 1]], ["d": 2]]|"#
+            + #"ReversedCollection<Array<Dictionary<String, Any>>>(_base: [["a": "x", "b": 1, "c": ["y": 2, "z": 1]], ["d": 2]])"#)
+    }
+
     func testAnUnknownNameInAPartialIsReportedWhereThePartialUsesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
