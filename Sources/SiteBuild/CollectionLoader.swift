@@ -200,14 +200,16 @@ struct CollectionLoader {
         }
         var removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone), missing: [SourceError] = []
         // A pattern's folder that is not there is a checkout or a mount missing, not a collection emptied
-        // on purpose (that leaves the folder): its files' rows are kept, and the build fails.
+        // on purpose (that leaves the folder): its files' rows are kept, and the build fails, a first
+        // build too (a clean checkout in CI that lacks its data must not publish an empty site).
         for folder in missingFolders(of: collection) {
             let kept = removed.filter { $0.hasPrefix(folder + "/") }
-            guard !kept.isEmpty else { continue }
             removed.removeAll { $0.hasPrefix(folder + "/") }
+            let outcome = kept.isEmpty ? "to build the collection empty, make the folder"
+                : "the records of its \(kept.count) file\(kept.count == 1 ? "" : "s") from the last build are kept "
+                    + "(to empty the collection, keep the folder and remove its files)"
             missing.append(SourceError(file: config.file, line: collection.sourcesMark?.line, column: collection.sourcesMark?.column,
-                reason: "collection '\(collection.name)': the folder '\(folder)' is missing; the records of its \(kept.count) "
-                    + "file\(kept.count == 1 ? "" : "s") from the last build are kept (to empty the collection, keep the folder and remove its files)"))
+                reason: "collection '\(collection.name)': the folder '\(folder)' is missing; " + outcome))
         }
         return (toRead, unchanged, removed, missing)
     }
@@ -303,7 +305,8 @@ struct CollectionLoader {
         // The load's transaction is then rolled back whole, the old table and its rows with it, and the build
         // stops before any page is rendered.
         let failed = outcome.problems[problemsBefore...]
-        if rebuilt, !plan.missing.isEmpty || failed.contains(where: { holding.contains($0.file) }) {
+        // (A missing folder loses rows only when the collection had some: a first build goes on.)
+        if rebuilt, !plan.missing.isEmpty && !holding.isEmpty || failed.contains(where: { holding.contains($0.file) }) {
             throw RebuildFailed(collection: collection.name, problems: Array(failed))
         }
     }

@@ -232,6 +232,38 @@ final class LoadingTests: XCTestCase {
                        ["sitegen.yml:5:14: collection 'banks': no file matches data/*.csv, more/deeper/*.csv"])
     }
 
+    /// A clean checkout in CI whose data folder is not there built an empty site with status 0: only a
+    /// store with the folder's rows made it an error. Other collections still build.
+    func testAMissingSourceFolderFailsAFirstBuildTooWhileTheOtherCollectionsBuild() throws {
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              banks:
+                kind: csv
+                sources: records/*.csv
+                key: cert
+                fields: {cert: integer, name: text, closed: date}
+              others:
+                kind: csv
+                sources: data/*.csv
+                key: cert
+                fields: {cert: integer, name: text, closed: date}
+            listings:
+              home: {from: banks, sort: [-closed], path: /}
+              others: {from: others, sort: [-closed], path: /others/}
+            """)
+        let failed = try build()
+        XCTAssertFalse(failed.succeeded)
+        XCTAssertEqual(failed.problems.map(\.description), [
+            "sitegen.yml:5:14: collection 'banks': the folder 'records' is missing; to build the collection empty, make the folder",
+        ])
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/others/index.html"), encoding: .utf8), "3;2;1;")
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("records"), withIntermediateDirectories: true)
+        let emptied = try build()
+        XCTAssertTrue(emptied.succeeded, "\(emptied.problems)")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "")
+    }
+
     func testSourcesBesideTheSiteOrAtAnAbsolutePathLoadAndAreNamedByThatPath() throws {
         let shared = site.deletingLastPathComponent().appendingPathComponent(site.lastPathComponent + "-shared")
         addTeardownBlock { try? FileManager.default.removeItem(at: shared) }
