@@ -88,6 +88,20 @@ struct CompiledRequest: Sendable {
         return sql
     }
 
+    /// The count of distinct `column` values of the rows the filter admits, in groups of `expression`'s
+    /// value (newest group first, for years), joining the relationships the filter or `expression` names.
+    func groupedCountQuery(ofDistinct column: String, by expression: String) -> String {
+        let table = quoteIdentifier(request.table)
+        var sql = "SELECT \(expression) AS grouped, COUNT(DISTINCT \(table).\(Self.quoteColumn(column))) AS count FROM \(table)"
+        for relationship in request.relationships
+            where request.filter?.contains(relationship.name) == true || expression.contains(relationship.name) {
+            sql += " LEFT JOIN \(quoteIdentifier(relationship.table)) AS \(quoteIdentifier(relationship.name))"
+                + " ON \(quoteIdentifier(relationship.name)).\(Self.quoteColumn(relationship.targetKey)) = \(table).\(Self.quoteColumn(relationship.foreignKey))"
+        }
+        if let filter = request.filter { sql += " WHERE (\(filter))" }
+        return sql + " GROUP BY grouped ORDER BY grouped DESC"
+    }
+
     /// The same for just the rows with `count` given ids (bound after the filter's arguments).
     func keysQuery(forIDs count: Int) -> String {
         let list = Array(repeating: "?", count: count).joined(separator: ",")

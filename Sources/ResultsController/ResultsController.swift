@@ -82,6 +82,14 @@ public final class ResultsController {
         Int(try database.fetchValue(compiled.distinctCountQuery(of: column), request.arguments)?.int64Value ?? 0)
     }
 
+    /// How many distinct `column` values the fetched rows have for each value of the SQL `expression`
+    /// (newest first): the records per year of a listing, with the request's filter and joins.
+    public func groupedCounts(ofDistinct column: String, by expression: String) throws -> [(group: DatabaseValue, count: Int)] {
+        try database.fetchAll(compiled.groupedCountQuery(ofDistinct: column, by: expression), request.arguments).map {
+            ($0["grouped"] ?? .null, Int($0["count"]?.int64Value ?? 0))
+        }
+    }
+
     /// Runs the one query for the ordered ids and sort keys (no row bodies) and builds the sections.
     /// With a `cacheName`, a snapshot cached for the same request, schema and data generation is restored instead.
     public func performFetch() throws {

@@ -31,6 +31,11 @@ final class OutputWriter: @unchecked Sendable {
     private var folders: Set<Substring> = []
     /// The folders of `folders` that this build made (`mkdir` succeeded): nothing was in them before.
     private var madeFolders: Set<Substring> = []
+    /// Whether written pages wait beside their places until `publish()`, so that a build stopped part way
+    /// (a template error at its hundredth page) leaves every page as the last build left it.
+    var defersPublishing = false
+    /// Files written and waiting for `publish()`: a temporary file beside its page, or a spare.
+    private var staged: [(file: String, path: String, isSpare: Bool)] = []
 
     init(root: URL, dryRun: Bool = false) {
         self.root = root
@@ -67,14 +72,71 @@ final class OutputWriter: @unchecked Sendable {
             try newFiles?.record(path)
             try makeFolder(of: path)
         }
-        if existing == .different, let spares, try spares.replace(fileAt: fullPath, with: data) {
-            // Written into a spare's blocks and swapped in.
+        if existing == .different, let spares, let spare = try spares.write(data) {
+            // Written into a spare's blocks, to be swapped in.
+            if defersPublishing {
+                lock.withLock { staged.append((spare, fullPath, true)) }
+            } else {
+                try spares.swapIn(spare, at: fullPath)
+            }
+        } else if defersPublishing {
+            let temporary = temporaryPath(for: fullPath)
+            try Self.writeWithoutSync(data, to: temporary)
+            lock.withLock { staged.append((temporary, fullPath, false)) }
         } else {
             try replaceFile(atPath: fullPath, with: data)
         }
         lock.withLock {
             writtenCount += 1
             changedPaths.append(path)
+        }
+    }
+
+    /// Puts every file written since the last call in its page's place (renames, or a spare's exchange),
+    /// on every core; a file that cannot be placed is deleted, and the first such error thrown once the
+    /// others are placed.
+    func publish() throws {
+        let files = lock.withLock {
+            defer { staged = [] }
+            return staged
+        }
+        guard !files.isEmpty else { return }
+        let failureLock = NSLock()
+        nonisolated(unsafe) var failure: (any Error)?
+        let lanes = min(files.count, ProcessInfo.processInfo.activeProcessorCount * 2)
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for index in stride(from: lane, to: files.count, by: lanes) {
+                let (file, path, isSpare) = files[index]
+                do {
+                    if isSpare, let spares {
+                        try spares.swapIn(file, at: path)
+                    } else if rename(file, path) != 0 {
+                        let reason = String(cString: strerror(errno))
+                        unlink(file)
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
+                    }
+                } catch {
+                    failureLock.withLock { failure = failure ?? error }
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Deletes the files written since the last `publish()` (a spare stays a spare), and the folders this
+    /// build made for them that are left empty: the build stopped, and the last build's pages stay.
+    func discardUnpublished() {
+        let files = lock.withLock {
+            defer { staged = [] }
+            return staged
+        }
+        for (file, path, isSpare) in files where !isSpare {
+            unlink(file)
+            var folder = Substring(path.dropFirst(rootPath.count + 1))
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                guard lock.withLock({ madeFolders.contains(folder) }), rmdir(rootPath + "/" + folder) == 0 else { break }
+            }
         }
     }
 
@@ -216,13 +278,19 @@ public func replaceFile(at url: URL, with data: Data) throws {
 
 /// `replaceFile(at:with:)` by path, as render workers call it for every page.
 func replaceFile(atPath path: String, with data: Data) throws {
-    let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
-    // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
-    let temporary: String = path[..<slash] + "." + path[slash...] + ".sitegen-\(getpid())-\(pthread_self()).tmp"
+    let temporary = temporaryPath(for: path)
     try OutputWriter.writeWithoutSync(data, to: temporary)
     guard rename(temporary, path) == 0 else {
         let reason = String(cString: strerror(errno))
         unlink(temporary)
         throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
     }
+}
+
+/// The temporary file beside `path` that its new bytes are written to before a rename puts them in place
+/// (`.index.html.sitegen-PID-THREAD.tmp`, as `OutputWriter.isTemporary` knows them).
+func temporaryPath(for path: String) -> String {
+    let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+    // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
+    return path[..<slash] + "." + path[slash...] + ".sitegen-\(getpid())-\(pthread_self()).tmp"
 }

@@ -202,7 +202,7 @@ struct PageRenderer {
             report += "## Records per section\n\n" + MarkdownReport.table(
                 headers: ["Section", "Records"], rightAligned: [1],
                 rows: sections.map { [MarkdownReport.link($0["title"] as! String, reportLink(($0["url"] as! String) + "index.md")), "\($0["count"] as! Int)"] })
-            report += try yearSummary(of: listing)
+            report += try yearSummary(of: listing, controller: controller)
             try writer.write(report, to: String(indexPath.dropFirst()) + "index.md")
         }
         return deltaReport
@@ -342,7 +342,7 @@ struct PageRenderer {
                 return context
             }
             if listing.writesMarkdown, let pageRows {
-                let summary = sectionContext == nil && number == paginator.newestPage ? try yearSummary(of: listing) : ""
+                let summary = sectionContext == nil && number == paginator.newestPage ? try yearSummary(of: listing, controller: state.controller) : ""
                 try writer.write(markdownPage(title: pageTitle, rows: pageRows, presenter: presenter,
                                               paginator: paginator, number: number, summary: summary),
                                  to: String(paginator.path(ofPage: number).dropFirst()) + "index.md")
@@ -516,18 +516,18 @@ struct PageRenderer {
         TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML).absoluteURL(sitePath)
     }
 
-    /// `## Records per year`, for a listing dated by a field (its feed date, or a date it sorts on first).
-    private func yearSummary(of listing: ListingConfig) throws -> String {
-        guard listing.taxonomy == nil, let collection = config.collection(named: listing.from) else { return "" }
+    /// `## Records per year`, for a listing dated by a field (its feed date, or a date it sorts on first):
+    /// the records its pages list (its filter, and a section's or a tag's), each once.
+    private func yearSummary(of listing: ListingConfig, controller: ResultsController) throws -> String {
+        guard let collection = config.collection(named: listing.from) else { return "" }
         let dateField = listing.feedDate ?? listing.sort.map(\.field).first { name in
             collection.fields.contains { $0.name == name && ($0.type == .date || $0.type == .datetime) }
         }
         guard let dateField else { return "" }
-        let column = quoteIdentifier(dateField)
-        let sql = "SELECT substr(\(column), 1, 4) AS year, count(*) AS records FROM \(quoteIdentifier(collection.name)) "
-            + (listing.filter.map { "WHERE (\($0)) " } ?? "") + "GROUP BY year ORDER BY year DESC"
-        let years = try database.makeStatement(sql).fetchAll().map {
-            [$0["year"]?.stringValue ?? "no date", String($0["records"]?.int64Value ?? 0)]
+        // A taxonomy lists its join table's rows: a record of several tags is counted once, by `record_id`.
+        let (owner, record) = listing.taxonomy == nil ? (quoteIdentifier(collection.name), "_id") : (quoteIdentifier("record"), "record_id")
+        let years = try controller.groupedCounts(ofDistinct: record, by: "substr(\(owner).\(quoteIdentifier(dateField)), 1, 4)").map {
+            [$0.group.stringValue ?? "no date", String($0.count)]
         }
         guard !years.isEmpty else { return "" }
         return "\n## Records per year\n\n" + MarkdownReport.table(headers: ["Year", "Records"], rightAligned: [1], rows: years)
@@ -538,12 +538,12 @@ struct PageRenderer {
                             presenter: RecordPresenter) throws
     {
         let collection = presenter.collection
-        let absolute = { (path: String) in self.config.baseURL + path.drop { $0 == "/" } }
+        let absolute = { (path: String) in self.config.baseURL + Self.urlPath(path.drop { $0 == "/" }) }
         let listingURL = absolute(paginator.path(ofPage: page))
         let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
         let entries = rows.map { row -> FeedContent.Entry in
             let key = row["_key"]?.stringValue ?? ""
-            let link = presenter.detailPath(row).map { config.baseURL + $0.drop { $0 == "/" } }
+            let link = presenter.detailPath(row).map(absolute)
             let date = listing.feedDate.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
             var html: String?
             if let detail = collection.detail, let field = detail.bodyField, let text = row[field]?.stringValue {
@@ -570,8 +570,22 @@ struct PageRenderer {
                     next: paginator.newerPage(than: page).flatMap { $0 == paginator.newestPage ? nil : feedURL($0) })
             }
             let path = String(paginator.path(ofPage: page).dropFirst()) + format.fileName
-            try writer.write(FeedWriter.document(content, format: format, selfURL: config.baseURL + path), to: path)
+            try writer.write(FeedWriter.document(content, format: format, selfURL: absolute(path)), to: path)
         }
+    }
+
+    /// A site path as a URL's path: a feed's links are URLs (RSS and JSON Feed allow nothing else), so
+    /// `tags/東京/` goes as `tags/%E6%9D%B1%E4%BA%AC/`, as in the sitemap.
+    static func urlPath(_ path: Substring) -> String {
+        // Slugs need nothing escaped: letters, digits, `-`, `.`, `_`, `/`.
+        let plain = path.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "/"): true
+            default: false
+            }
+        }
+        return plain ? String(path) : String(path).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String(path)
     }
 
     /// Writes the files every site has besides its pages: `404.html` (when the templates have a `404`),

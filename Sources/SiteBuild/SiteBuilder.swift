@@ -129,6 +129,7 @@ public struct SiteBuilder {
         if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
         let (previousCount, plan) = try planning.value()
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
+        writer.defersPublishing = true
         let newFiles = NewFileLog(path: storePath.deletingLastPathComponent().appendingPathComponent("new-files").path)
         if !options.dryRun {
             writer.newFiles = newFiles
@@ -176,10 +177,13 @@ public struct SiteBuilder {
                 // workers render the last of them (100,000 records: a twentieth of this thread's work).
                 try renderer.renderSiteFiles(navigation: navigation)
                 try queue.finish()
+                try writer.publish()
             } catch {
                 // The workers stop before the error goes up (`watch` and `serve` go on running, so threads
-                // left waiting would add up); what they wrote stays, the manifest is not saved.
+                // left waiting would add up); the pages they wrote never take their places, and the
+                // manifest is not saved.
                 try? queue.finish()
+                writer.discardUnpublished()
                 throw error
             }
         } catch let error as TemplateError {

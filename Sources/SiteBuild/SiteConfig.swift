@@ -95,6 +95,13 @@ public struct SiteConfig: Sendable {
                 baseURL = try reader.string(value, "baseURL")
                 if !baseURL.hasSuffix("/") { baseURL += "/" }
                 guard URL(string: baseURL) != nil else { throw reader.error(value, "baseURL must be a URL, such as https://example.org/") }
+                // Foundation takes `a b` and `Ärchiv` as URLs (encoding them), but pages, feeds and the
+                // sitemap print baseURL as written: a space or a letter outside ASCII there is no URL.
+                if let bad = baseURL.unicodeScalars.first(where: { !$0.isASCII || $0.value <= 0x20 || $0.value == 0x7F || "\"<>\\^`{|}".unicodeScalars.contains($0) }) {
+                    let shown = bad.value == 0x20 ? "a space" : bad.properties.generalCategory == .control ? "a control character" : "'\(bad)'"
+                    let encoded = String(bad).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                    throw reader.error(value, "baseURL must be a URL, and it has \(shown): write it percent-encoded (\(encoded))")
+                }
             case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
             case "collections":
                 for (name, nameNode, body) in try reader.mapping(value, "collections") {

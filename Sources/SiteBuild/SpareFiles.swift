@@ -65,7 +65,15 @@ final class SpareFiles: @unchecked Sendable {
     /// (or, where the file system cannot exchange, renaming the spare over it); returns `false`, having
     /// changed nothing, when no spare can be had (the caller then replaces the file the usual way).
     func replace(fileAt path: String, with data: Data) throws -> Bool {
-        guard let (spare, descriptor) = takeSpare() else { return false }
+        guard let spare = try write(data) else { return false }
+        try swapIn(spare, at: path)
+        return true
+    }
+
+    /// Writes `data` into a spare and returns the spare's path, for `swapIn(_:at:)` to put in a page's
+    /// place; `nil` when no spare can be had.
+    func write(_ data: Data) throws -> String? {
+        guard let (spare, descriptor) = takeSpare() else { return nil }
         do {
             try Self.overwrite(descriptor, with: data, path: spare)
         } catch {
@@ -75,6 +83,12 @@ final class SpareFiles: @unchecked Sendable {
             throw error
         }
         close(descriptor)
+        return spare
+    }
+
+    /// Puts the spare at `spare` (written by `write(_:)`) in the place of the file at `path`: the two are
+    /// exchanged, and the page's old file is kept as a spare while there is room.
+    func swapIn(_ spare: String, at path: String) throws {
         guard sitegen_exchange(spare, path) == 0 else {
             // No exchange on this file system (or the page went away): the spare takes the page's place.
             let exchangeError = errno
@@ -88,7 +102,7 @@ final class SpareFiles: @unchecked Sendable {
                 count -= 1
                 if exchangeError == EINVAL || exchangeError == ENOTSUP || exchangeError == ENOSYS { exchanges = false }
             }
-            return true
+            return
         }
         // The spare's name now holds the page's old file: kept for a later build while there is room.
         let keep = lock.withLock { count <= capacity }
@@ -96,7 +110,6 @@ final class SpareFiles: @unchecked Sendable {
             unlink(spare)
             lock.withLock { count -= 1 }
         }
-        return true
     }
 
     /// Keeps the file at `path` (a page no longer built) as a spare when there is room; returns whether it did.

@@ -122,14 +122,14 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
-    /// A build that fails on a template leaves its manifest unsaved; the build after the fix deletes the
-    /// pages it wrote that no page claims now, and nothing else of the output folder's.
+    /// A build that fails on a template leaves its manifest unsaved and publishes none of its pages; the
+    /// build after the fix builds as a clean build would, and deletes nothing else of the output folder's.
     func testTheBuildAfterATemplateErrorKeepsTheFilesSitegenDidNotMake() throws {
         let site = try exampleSite(), reference = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
         let own = try addFilesOfTheUsers(to: site)
-        // A new listing is added while the detail template is broken: the failed build writes the listing's
-        // new pages (listings come before detail pages) and no manifest.
+        // A new listing is added while the detail template is broken: the failed build renders the listing's
+        // new pages (listings come before detail pages), but publishes none, and no manifest.
         let config = site.appendingPathComponent("sitegen.yml")
         let settings = try String(contentsOf: config, encoding: .utf8)
         try (settings + "  doomed:\n    from: banks\n    sort: name\n    pageSize: 100\n    path: /doomed/\n    title: Doomed\n")
@@ -140,7 +140,7 @@ final class CommandLineTests: XCTestCase {
         let failed = try run(["build", "--site", site.path], in: site)
         XCTAssertEqual(failed.status, 1)
         XCTAssertTrue(failed.stderr.contains("'titel'"), failed.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/doomed/page/3/index.html").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/doomed").path))
         // Fixed, and the listing dropped again: its pages, in no manifest, must go.
         try good.write(to: template, atomically: true, encoding: .utf8)
         try settings.write(to: config, atomically: true, encoding: .utf8)

@@ -137,7 +137,17 @@ final class ExampleSiteTests: XCTestCase {
     }
 
     func testListingFeedsParseBackWithTheFirstPagesRowsInEveryFormat() throws {
+        // A page whose path is not ASCII: feeds link it as a URL, percent-encoded (RSS and JSON Feed allow nothing else).
+        let news = site.appendingPathComponent("content/feeds/news.xml")
+        try String(contentsOf: news, encoding: .utf8).replacingOccurrences(of: "2024-02-02-capitol-bank.html", with: "東京-capitol-bank.html")
+            .write(to: news, atomically: true, encoding: .utf8)
         _ = try build()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("news/東京-capitol-bank/index.html").path))
+        for file in ["news/atom.xml", "news/rss.xml", "news/feed.json"] {
+            let text = try page(file)
+            XCTAssertTrue(text.contains("https://failedbanks.example.org/news/%E6%9D%B1%E4%BA%AC-capitol-bank/"), file)
+            XCTAssertFalse(text.contains("東京-capitol-bank/"), file)
+        }
         func feed(_ path: String) throws -> FeedDocument {
             try FeedParser(file: path).parse(Data(contentsOf: output.appendingPathComponent(path)))
         }
@@ -158,7 +168,7 @@ final class ExampleSiteTests: XCTestCase {
         for item in atom.items {
             let link = try XCTUnwrap(item.link)
             XCTAssertTrue(link.hasPrefix("https://failedbanks.example.org/news/"), link)
-            let path = String(link.dropFirst("https://failedbanks.example.org/".count)) + "index.html"
+            let path = String(link.dropFirst("https://failedbanks.example.org/".count)).removingPercentEncoding! + "index.html"
             XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent(path).path), "\(link) is a written page")
         }
         let banks = try feed("atom.xml")
@@ -262,6 +272,34 @@ final class ExampleSiteTests: XCTestCase {
         }
         XCTAssertEqual(total("Records per section"), 300)
         XCTAssertEqual(total("Records per year"), 300)
+        defer { _ = try? build() }
+        // A bank with no state is in no section: the years counted it all the same (300 against 299).
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let csv = try String(contentsOf: records, encoding: .utf8)
+        try csv.replacingOccurrences(of: "\nCapitol Bank,Minneapolis,MN,", with: "\nCapitol Bank,Minneapolis,,")
+            .write(to: records, atomically: true, encoding: .utf8)
+        // A taxonomy's report had no years at all.
+        let config = site.appendingPathComponent("sitegen.yml")
+        let settings = try String(contentsOf: config, encoding: .utf8)
+        try settings.replacingOccurrences(of: "    title: News by topic\n", with: "    title: News by topic\n    formats: [html, md]\n")
+            .write(to: config, atomically: true, encoding: .utf8)
+        _ = try build()
+        let fewer = try page("states/index.md")
+        XCTAssertTrue(fewer.contains("299 records in 18 sections."), fewer)
+        func totals(_ report: String) -> (sections: Int, years: Int) {
+            func sum(_ heading: String) -> Int {
+                let part = report.components(separatedBy: "## " + heading)[1].components(separatedBy: "\n## ")[0]
+                return part.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| Section") && !$0.hasPrefix("| Year") }
+                    .compactMap { Int($0.split(separator: "|").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+            }
+            return (sum("Records per section"), sum("Records per year"))
+        }
+        XCTAssertEqual(totals(fewer).sections, 299)
+        XCTAssertEqual(totals(fewer).years, 299)
+        let topics = try page("news/topics/index.md")
+        let tagged = try XCTUnwrap(Int(topics.components(separatedBy: "\n\n")[1].split(separator: " ")[0]), topics)
+        XCTAssertGreaterThan(tagged, 0)
+        XCTAssertEqual(totals(topics).years, tagged, "each tagged item once, however many topics it has: \(topics)")
         XCTAssertTrue(report.contains("| [CA](https://failedbanks.example.org/states/ca/index.md) | 11 |"))
         let california = try page("states/ca/index.md")
         XCTAssertTrue(california.contains("| Title | city | state | cert | acquirer | closing\\_date | fund |\n|---|---|---|---:|---|---|---:|\n"), california)
@@ -286,6 +324,42 @@ final class ExampleSiteTests: XCTestCase {
             XCTAssertTrue(description.contains("Templates/list.mustache:\(line):"), description)
             XCTAssertTrue(description.contains("'acquierer' is not a field or a value this page has"), description)
         }
+    }
+
+    /// A template error at the detail pages, after the listings' pages were written, published the new
+    /// data on the home page and in the feeds while the record's own page kept the old: every file now
+    /// waits until the last page is made, and a build that stops leaves the output as the last one left it.
+    func testABuildStoppedByATemplateErrorLeavesEveryFileAsTheLastBuildLeftIt() throws {
+        _ = try build()
+        func snapshot() throws -> [String: Data] {
+            let enumerator = FileManager.default.enumerator(atPath: output.path)!
+            var files: [String: Data] = [:]
+            for case let path as String in enumerator {
+                var isFolder: ObjCBool = false
+                FileManager.default.fileExists(atPath: output.appendingPathComponent(path).path, isDirectory: &isFolder)
+                files[path] = isFolder.boolValue ? Data() : try Data(contentsOf: output.appendingPathComponent(path))
+            }
+            return files
+        }
+        let before = try snapshot()
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let csv = try String(contentsOf: records, encoding: .utf8)
+        // A renamed bank, and a new one whose page would be in a new folder.
+        try (csv.replacingOccurrences(of: "\nCapitol Bank,", with: "\nCapitol Bank RENAMED,")
+            + "New Bank,Springfield,IL,99999,Nobody,2024-03-01,1,\n").write(to: records, atomically: true, encoding: .utf8)
+        let detail = site.appendingPathComponent("Templates/detail.mustache")
+        let template = try String(contentsOf: detail, encoding: .utf8)
+        try template.replacingOccurrences(of: "{{acquirer}}", with: "{{acquirr}}").write(to: detail, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try build()) { error in
+            XCTAssertTrue("\(error)".contains("'acquirr' is not a field"), "\(error)")
+        }
+        let after = try snapshot()
+        XCTAssertEqual(after.keys.sorted(), before.keys.sorted(), "no file or folder made, none left half made")
+        XCTAssertTrue(after == before, "every file as the last build left it: \(after.keys.filter { after[$0] != before[$0] }.sorted())")
+        try template.write(to: detail, atomically: true, encoding: .utf8)
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertTrue(try page("index.html").contains("Capitol Bank RENAMED"))
+        XCTAssertTrue(try page("banks/99999/index.html").contains("New Bank"))
     }
 
     func testARecordsFieldOutsideTheRecordOnADetailPageFailsTheBuildAtItsLine() throws {

@@ -97,6 +97,17 @@ final class SiteConfigTests: XCTestCase {
                        "sitegen.yml:19:15: feedDate 'name' is not a date or datetime field of 'banks'")
     }
 
+    /// `https://news.example.com/a b/` was taken (Foundation encodes it) and printed as written in the
+    /// sitemap, feeds and pages, which then held no URL.
+    func testABaseURLWithASpaceOrALetterOutsideASCIIIsAnErrorAtItsLine() throws {
+        func with(_ url: String) -> String { valid.replacingOccurrences(of: "title: Test", with: "title: Test\nbaseURL: \"\(url)\"") }
+        XCTAssertEqual(error(with("https://news.example.com/a b/"))?.description,
+                       "sitegen.yml:2:10: baseURL must be a URL, and it has a space: write it percent-encoded (%20)")
+        XCTAssertEqual(error(with("http://news.example.com/Ärchiv/"))?.description,
+                       "sitegen.yml:2:10: baseURL must be a URL, and it has 'Ä': write it percent-encoded (%C3%84)")
+        XCTAssertEqual(try SiteConfig(yaml: with("http://news.example.com/%C3%84rchiv/"), file: "sitegen.yml").baseURL, "http://news.example.com/%C3%84rchiv/")
+    }
+
     func testSectionsLeadTheSortAndNeedTheirPathSegment() throws {
         XCTAssertTrue(valid.hasSuffix("    path: /"))
         func listing(_ tail: String) -> String { String(valid.dropLast("path: /".count)) + tail }
