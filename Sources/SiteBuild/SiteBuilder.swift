@@ -203,6 +203,9 @@ public struct SiteBuilder {
         let stale = removed + leftHere.filter { writer.manifest[$0] == nil && !removedHere.contains($0) }
         summary.deletedPaths = writer.deleteStale(stale, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
                                                   made: interrupted ? newFiles.files() : []).sorted()
+        if plan.renderAllReason == "first build", !options.dryRun {
+            summary.warnings += strangers(in: writer)
+        }
         try store.updatePageManifest(changed: changed, removed: removed)
         if !leftHere.isEmpty { try store.forgetFiles(ofFolder: folder) }
         // The manifest names every file there now (in a dry run, the store's changes are taken back).
@@ -222,6 +225,26 @@ public struct SiteBuilder {
 }
 
 extension SiteBuilder {
+    /// A first build into a folder that has files it did not make (an `output/` kept while `.sitegen/`
+    /// was not, as a CI cache may): the pages of records deleted since are among them, and no build
+    /// will delete them, as it deletes only what a build made. Said once, with a few of them.
+    private func strangers(in writer: OutputWriter) -> [SourceError] {
+        let made = writer.manifest
+        guard let walker = FileManager.default.enumerator(at: outputDirectory, includingPropertiesForKeys: [.isRegularFileKey],
+                                                          options: [.skipsHiddenFiles]) else { return [] }
+        let prefix = outputDirectory.standardizedFileURL.path + "/"
+        var found: [String] = []
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
+            if made[path] == nil { found.append(path) }
+        }
+        guard !found.isEmpty else { return [] }
+        let shown = found.sorted().prefix(3).joined(separator: ", ") + (found.count > 3 ? ", …" : "")
+        return [SourceError(file: outputDirectory.lastPathComponent, reason: "\(found.count) file\(found.count == 1 ? "" : "s") here this build did not "
+            + "make (\(shown)), and its store is new: pages of records deleted since the folder was built stay, as builds delete only "
+            + "pages they made; empty the folder for a clean build (files of your own, such as CNAME, are fine)")]
+    }
+
     /// Loads the site's sources into the store and renders nothing: the first stage of `build()`, for
     /// tools and benchmarks that want the store alone.
     public func loadSources() throws -> BuildSummary {

@@ -107,9 +107,22 @@ public struct CSVReader {
         if !field.isEmpty || !fields.isEmpty || fieldWasQuoted { try endRow(emit) }
     }
 
+    /// The offset of the first byte of `bytes` that does not begin or continue a UTF-8 character.
+    private static func firstInvalidByte(in bytes: [UInt8]) -> Int {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var offset = 0
+        while case .valid(let encoded) = parser.parseScalar(from: &iterator) { offset += encoded.count }
+        return min(offset, bytes.count - 1)
+    }
+
     private mutating func endField() throws(SourceError) {
         guard let text = String(validating: field, as: UTF8.self) else {
-            throw SourceError(file: file, line: line, reason: "a field is not UTF-8 text; save the file as UTF-8")
+            // Where: the field's place in its row, and the first byte that is no UTF-8 (Latin-1's é is 0xE9).
+            let start = Self.firstInvalidByte(in: field)
+            let before = String(decoding: field[max(0, start - 20)..<start], as: UTF8.self)
+            throw SourceError(file: file, line: line, reason: "field \(fields.count + 1) is not UTF-8 text (byte "
+                + String(format: "0x%02X", field[start]) + (before.isEmpty ? "" : " after '\(before)'") + "); save the file as UTF-8")
         }
         fields.append(text)
         field.removeAll(keepingCapacity: true)

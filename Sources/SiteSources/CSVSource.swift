@@ -69,12 +69,15 @@ public struct CSVSource: Source {
             self.source = source
             header = CSVReader.columnNames(row)
             let file = source.displayName
+            let declared = Set(source.fields.map(\.name))
             var columnIndex: [String: Int] = [:]
             for (index, name) in header.enumerated() {
-                guard columnIndex[name] == nil else {
+                // A repeated column a field reads is ambiguous; one no field reads (Excel pads headers with
+                // empty names) is ignored like any other.
+                guard columnIndex[name] == nil || !declared.contains(name) else {
                     throw SourceError(file: file, line: row.line, reason: "the header names column '\(name)' twice")
                 }
-                columnIndex[name] = index
+                if columnIndex[name] == nil { columnIndex[name] = index }
             }
             var columns: [(name: String, type: FieldType, index: Int)] = []
             for (name, type) in source.fields {
@@ -86,8 +89,8 @@ public struct CSVSource: Source {
                 columns.append((name, type, index))
             }
             self.columns = columns
-            let declared = Set(source.fields.map(\.name))
-            let ignored = header.filter { !declared.contains($0) }
+            var seen = Set<String>()
+            let ignored = header.filter { !declared.contains($0) && seen.insert($0).inserted }.map { $0.isEmpty ? "(unnamed)" : $0 }
             if !ignored.isEmpty {
                 warnings.append(SourceError(file: file, line: row.line,
                                             reason: "columns not declared as fields are ignored: \(ignored.joined(separator: ", "))"))

@@ -126,6 +126,10 @@ public struct JSONRecordSource: Source {
                 throw SourceError(file: displayName, line: line, reason: "field '\(name)': expected a single value, found \(describe(member))")
             case .bool(let flag) where type == .bool:
                 values[name] = .bool(flag)
+            case .number(let number, nil) where type == .integer && abs(number) >= 0x1p63 && number.rounded() == number:
+                // Printed back, such a number is `1.2345678901234567e+19`, not what the file has.
+                throw SourceError(file: displayName, line: line, reason: "field '\(name)': expected an integer, found a whole number "
+                    + "\(number < 0 ? "below" : "above") the 64-bit range (-9223372036854775808 to 9223372036854775807)")
             default:
                 guard let raw = member.scalarText else { values[name] = .null; continue }
                 do {

@@ -12,6 +12,9 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
     /// bad record, but the next ones are reported with it so that one round of edits fixes them all.
     public var more: [SourceError] = []
 
+    /// How many further problems the read found past `moreLimit`: counted, not listed.
+    public var unlisted = 0
+
     /// The most further problems a read reports with its first.
     public static let moreLimit = 9
 
@@ -24,15 +27,20 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// This problem and the further ones of its file (`more`), each on its own.
+    /// Problems past the limit are one line that says how many there are.
     public var all: [SourceError] {
         var first = self
         first.more = []
-        return [first] + more
+        first.unlisted = 0
+        guard unlisted > 0 else { return [first] + more }
+        let last = more.last ?? first
+        return [first] + more + [SourceError(file: file, reason: "and \(unlisted) more problem\(unlisted == 1 ? "" : "s") after line "
+            + "\(last.line.map(String.init) ?? "?"), not listed; fix these and build again to see them")]
     }
 
-    /// Adds `problem` to `more`, up to `moreLimit` of them.
+    /// Adds `problem` to `more`, up to `moreLimit` of them; the others are counted.
     public mutating func add(_ problem: SourceError) {
-        if more.count < Self.moreLimit { more.append(problem) }
+        if more.count < Self.moreLimit { more.append(problem) } else { unlisted += 1 }
     }
 
     /// Notes `problem` in a read's `failure`: its first problem, or one more.

@@ -362,6 +362,25 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(try page("banks/99999/index.html").contains("New Bank"))
     }
 
+    /// With `.sitegen/` gone (a CI cache of `output/` alone), a deleted record's page stayed with no word:
+    /// builds delete only what they made, and the new store knows of nothing made.
+    func testAFirstBuildIntoAFolderWithFilesItDidNotMakeSaysSo() throws {
+        let first = try build()
+        XCTAssertFalse(first.warnings.contains { $0.reason.contains("did not make") }, "\(first.warnings)")
+        try FileManager.default.removeItem(at: site.appendingPathComponent(".sitegen"))
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let lines = try String(contentsOf: records, encoding: .utf8).components(separatedBy: "\r\n")
+        XCTAssertTrue(lines[1].hasPrefix("Farmers & Merchants Bank of Long Beach,"))
+        try (lines[..<1] + lines[2...]).joined(separator: "\r\n").write(to: records, atomically: true, encoding: .utf8)
+        let again = try build()
+        XCTAssertEqual(again.warnings.filter { $0.reason.contains("did not make") }.map(\.description), [
+            "output: 1 file here this build did not make (banks/17443/index.html), and its store is new: pages of records deleted "
+                + "since the folder was built stay, as builds delete only pages they made; empty the folder for a clean build "
+                + "(files of your own, such as CNAME, are fine)",
+        ])
+        XCTAssertFalse(try build().warnings.contains { $0.reason.contains("did not make") }, "said by a first build only")
+    }
+
     func testARecordsFieldOutsideTheRecordOnADetailPageFailsTheBuildAtItsLine() throws {
         let detail = site.appendingPathComponent("Templates/detail.mustache")
         let text = try String(contentsOf: detail, encoding: .utf8)

@@ -85,7 +85,10 @@ final class CSVReaderTests: XCTestCase {
         }
         let many = "id,name,closed\n" + (1...30).map { "\($0),N,never\n" }.joined()
         XCTAssertThrowsError(try source.read(Data(many.utf8))) { error in
-            XCTAssertEqual((error as? SourceError)?.all.count, 1 + SourceError.moreLimit, "a few, not every row")
+            let all = (error as? SourceError)?.all ?? []
+            XCTAssertEqual(all.count, 1 + SourceError.moreLimit + 1, "a few, not every row")
+            // The rest are counted: ten rows listed of thirty said nothing of the twenty others.
+            XCTAssertEqual(all.last?.description, "a.csv: and 20 more problems after line 11, not listed; fix these and build again to see them")
         }
     }
 
@@ -110,6 +113,15 @@ final class CSVReaderTests: XCTestCase {
         XCTAssertEqual(result.records[0].fields["closed"], .text("2023-05-01"))
         XCTAssertEqual(result.records[0].fields["cert"], .integer(10538))
         XCTAssertEqual(result.warnings.map(\.reason), ["columns not declared as fields are ignored: extra"])
+        // Excel pads a header with empty names, and exports may repeat a column no field reads: ignored.
+        try "cert,name,closed,Notes,Notes,,\n10538,Alpha,1-May-23,x,y,,\n".write(to: url, atomically: true, encoding: .utf8)
+        let padded = try CSVSource(url: url, displayName: "banks.csv", key: "cert", fields: fields).read()
+        XCTAssertEqual(padded.records.map(\.key), ["10538"])
+        XCTAssertEqual(padded.warnings.map(\.reason), ["columns not declared as fields are ignored: Notes, (unnamed)"])
+        try "cert,name,closed,name\n10538,Alpha,1-May-23,Beta\n".write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try CSVSource(url: url, displayName: "banks.csv", key: "cert", fields: fields).read()) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "banks.csv:1: the header names column 'name' twice")
+        }
 
         try "cert,name,closed\n10538,Alpha,2023-05-01\nabc,Beta,2023-06-02\n".write(to: url, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try CSVSource(url: url, displayName: "banks.csv", key: "cert", fields: fields).read()) { error in

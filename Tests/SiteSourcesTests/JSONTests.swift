@@ -67,6 +67,12 @@ final class JSONTests: XCTestCase {
         XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in
             XCTAssertEqual((error as? SourceError)?.description, "r.ndjson:2: field 'count': expected an integer, found 'many'")
         }
+        // A whole number past Int64 was quoted back as '1.2345678901234567e+19', which the file does not have.
+        try "{\"id\": \"b\", \"count\": 12345678901234567890}\n".write(to: ndjson, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "r.ndjson:1: field 'count': expected an integer, found a whole number above "
+                + "the 64-bit range (-9223372036854775808 to 9223372036854775807)")
+        }
         // A bad line does not hide the next ones: each is its own document.
         try "{\"id\": \"a\",}\n{\"id\": \"b\", \"count\": \"many\"}\n{\"id\": \"c\"}\n{\"count\": 1}\n".write(to: ndjson, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try JSONRecordSource(url: ndjson, displayName: "r.ndjson", layout: .lines, key: "id", fields: fields).read()) { error in

@@ -88,7 +88,13 @@ final class StreamingTests: XCTestCase {
         bytes += [0xC3, 0x28, 0x0A]
         XCTAssertThrowsError(try CSVSource(url: folder.appendingPathComponent("x.csv"), displayName: "x.csv", key: "a",
                                            fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
-            XCTAssertEqual((error as? SourceError)?.description, "x.csv:3: a field is not UTF-8 text; save the file as UTF-8")
+            XCTAssertEqual((error as? SourceError)?.description, "x.csv:3: field 2 is not UTF-8 text (byte 0xC3); save the file as UTF-8")
+        }
+        // Latin-1: the field and the byte are named, with the text before it.
+        bytes = Array("a,b\n1,\"Caf".utf8) + [0xE9, 0x20] + Array("Bleu\"\n".utf8)
+        XCTAssertThrowsError(try CSVSource(url: folder.appendingPathComponent("x.csv"), displayName: "x.csv", key: "a",
+                                           fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "x.csv:2: field 2 is not UTF-8 text (byte 0xE9 after 'Caf'); save the file as UTF-8")
         }
     }
 
