@@ -283,7 +283,8 @@ extension SiteBuilder {
             throw BuildError.newFieldsFailed(collection: failure.collection, problems: failure.problems)
         }
         summary.problems += loaded.problems
-        summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) } + untitledFeeds(config) + loaded.warnings
+        summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
+            + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file) } + untitledFeeds(config) + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
         summary.sourcesSameBytes = loaded.sourcesSameBytes

@@ -235,6 +235,17 @@ public struct CollectionConfig: Sendable {
         }
     }
 
+    /// A feed's HTML (`content`, `summary`) as a detail body with no `format`: rendered as Markdown
+    /// without `unsafe`, its HTML blocks (a feed's paragraphs) become `<!-- raw HTML omitted -->`.
+    func htmlBodyAsMarkdown(file: String) -> SourceError? {
+        guard kind == .feed, let detail, let body = detail.bodyField, ["content", "summary"].contains(body),
+              detail.bodyFormat == .markdown, detail.marks["format"] == nil else { return nil }
+        let mark = detail.marks["body"]
+        return SourceError(file: file, line: mark?.line, column: mark?.column, reason: "collection '\(name)': its body '\(body)' is the "
+            + "feed's HTML, rendered as Markdown, which leaves its HTML out (a paragraph in tags becomes <!-- raw HTML omitted -->); "
+            + "write format: html (with unsafe: true, for feeds you trust) to publish it as written, or format: markdown to keep this")
+    }
+
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {
         self.name = try reader.identifier(name, nameNode, "a collection name")
         fingerprint = YAMLConfigReader.fingerprint(of: node)
