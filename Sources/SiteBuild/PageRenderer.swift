@@ -196,7 +196,7 @@ struct PageRenderer {
             "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": recordCount,
             "chart": chart.svg(),
         ]
-        try write(listing.indexTemplate, path: indexPath) { context }
+        try write(listing.indexTemplate, .sectionIndex, path: indexPath) { context }
         if listing.writesMarkdown {
             var report = "# \(MarkdownReport.cell(listing.title))\n\n\(recordCount) records in \(sections.count) sections.\n\n"
             report += "## Records per section\n\n" + MarkdownReport.table(
@@ -311,7 +311,7 @@ struct PageRenderer {
             }
             let relatedHere = try pageRows.map { try RelatedRecords(database: database, collection: collection).fetch(for: $0) }
             let reading = readsHere ? nil : try controller.rowReading(in: rows(number))
-            try write(listing.template, path: paginator.path(ofPage: number)) { worker in
+            try write(listing.template, .list, path: paginator.path(ofPage: number)) { worker in
                 var (pageRows, related) = (pageRows ?? [], relatedHere ?? [:])
                 if let reading {
                     let database = try worker.database()
@@ -460,7 +460,7 @@ struct PageRenderer {
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: [row]).values.first ?? [:]
             let previous = offset > 0 ? try link(offset - 1) : nil
             let next = offset + 1 < count ? try link(offset + 1) : nil
-            try write(detail.template, path: path) {
+            try write(detail.template, .detail, path: path) {
                 var context: [String: Any] = [
                     "site": site, "nav": navigation, "pageTitle": presenter.title(row),
                     "record": presenter.context(row, related: related), "title": presenter.title(row),
@@ -596,7 +596,7 @@ struct PageRenderer {
             if plan.needsRender(["404.html"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
                 let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
                 try writer.write(templates.render("404", context: context, knownNames: config.templateNames,
-                                                    recordNames: config.recordFieldNames,
+                                                    recordNames: config.recordFieldNames, page: .notFound,
                                                     site: TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)), to: "404.html")
             }
         }
@@ -728,13 +728,14 @@ struct PageRenderer {
 
     /// Queues the page at site path `path` (`/banks/1/` is written as `banks/1/index.html`), its context
     /// made by `context` on a render worker.
-    private func write(_ template: String, path: String, context: @escaping () throws -> [String: Any]) throws {
-        try queue.submit(template: template, path: String(path.dropFirst()) + "index.html") { _ in try context() }
+    private func write(_ template: String, _ page: PageKind, path: String, context: @escaping () throws -> [String: Any]) throws {
+        try queue.submit(template: template, page: page, path: String(path.dropFirst()) + "index.html") { _ in try context() }
     }
 
     /// Queues the page at site path `path`, its context made on a render worker with what it can read there.
-    private func write(_ template: String, path: String, context: @escaping (RenderQueue.Worker) throws -> [String: Any]) throws {
-        try queue.submit(template: template, path: String(path.dropFirst()) + "index.html", context: context)
+    private func write(_ template: String, _ page: PageKind, path: String,
+                       context: @escaping (RenderQueue.Worker) throws -> [String: Any]) throws {
+        try queue.submit(template: template, page: page, path: String(path.dropFirst()) + "index.html", context: context)
     }
 }
 
@@ -871,4 +872,17 @@ extension PageRenderer {
         let more = ids.count > 3 ? " and \(ids.count - 3) more" : ""
         return (ids.count == 1 ? "row " : "rows ") + names.joined(separator: ", ") + more
     }
+}
+
+extension PageKind {
+    /// Listing pages (`section` on a section's pages only).
+    static let list = PageKind(name: "list pages", values: ["site", "nav", "pageTitle", "listing", "items", "empty", "pagination",
+                                                            "feeds", "section"])
+    /// A sectioned listing's index of its sections.
+    static let sectionIndex = PageKind(name: "section index pages", values: ["site", "nav", "pageTitle", "listing", "sections", "groups",
+                                                                           "sectionCount", "rowCount", "chart"])
+    /// A record's own page (`body`, `prev` and `next` on some only).
+    static let detail = PageKind(name: "detail pages", values: ["site", "nav", "pageTitle", "record", "title", "body", "prev", "next"])
+    /// `404.html`.
+    static let notFound = PageKind(name: "the 404 page", values: ["site", "nav", "pageTitle"])
 }

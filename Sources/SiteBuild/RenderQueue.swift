@@ -17,6 +17,8 @@ import SiteStore
 final class RenderQueue: @unchecked Sendable {
     private struct Job {
         let template: String
+        /// The kind of page, for the strict render's check of values such pages never have.
+        let page: PageKind?
         /// Builds the page's context on the worker: reading and presenting rows, rendering Markdown
         /// bodies and making links is much of a page's cost, and the caller's thread is the one that
         /// cannot be shared.
@@ -94,7 +96,7 @@ final class RenderQueue: @unchecked Sendable {
     /// Queues a page: `template` rendered with the context `context` makes (on a worker thread, so it
     /// must not touch the build's connection, only the worker's), written to `path` (relative to the
     /// output folder).
-    func submit(template: String, path: String, context: @escaping (Worker) throws -> [String: Any]) throws {
+    func submit(template: String, page: PageKind? = nil, path: String, context: @escaping (Worker) throws -> [String: Any]) throws {
         condition.lock()
         defer { condition.unlock() }
         if jobs.count >= capacity {
@@ -103,7 +105,7 @@ final class RenderQueue: @unchecked Sendable {
             submitterWaits = false
         }
         if let failure { throw failure }
-        jobs.append(Job(template: template, context: context, path: path))
+        jobs.append(Job(template: template, page: page, context: context, path: path))
         // Only workers wait while the caller submits: one of them is enough for one job.
         if idle > 0 { condition.signal() }
     }
@@ -144,7 +146,7 @@ final class RenderQueue: @unchecked Sendable {
             condition.unlock()
             do {
                 let page = try templates.render(job.template, context: job.context(worker), knownNames: knownNames,
-                                                recordNames: recordNames, site: site)
+                                                recordNames: recordNames, page: job.page, site: site)
                 try writer.write(page, to: job.path)
             } catch {
                 condition.lock()

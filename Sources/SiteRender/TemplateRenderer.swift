@@ -49,6 +49,14 @@ struct TemplateRenderer {
     private(set) var unknownNames: [String: SourceLocation] = [:]
     /// Records' fields used with no record open, with where each was first used.
     private(set) var fieldsOutsideRecords: [String: SourceLocation] = [:]
+    /// The kind of page rendered, in a strict render that checks it.
+    private let page: PageKind?
+    /// Values printed by the page's own template, outside any section, that its kind of page never has.
+    private(set) var valuesNotOnPage: [String: SourceLocation] = [:]
+    /// How many sections the node being rendered is in (a boolean one pushes no context, but counts).
+    private var sectionDepth = 0
+    /// Whether the tag looked up is a variable printed outside any section.
+    private var printingOutsideSections = false
 
     /// How deep partials and layouts may nest. Mustache lets a partial include itself so long as its data
     /// ends the recursion (a tree's `{{>node}}` inside `{{#children}}`), so no cycle is refused outright
@@ -61,12 +69,13 @@ struct TemplateRenderer {
 
     /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames`
     /// is given, and then `recordNames` are known inside a record only.
-    init(templates: [String: [TemplateNode]], knownNames: Set<String>?, recordNames: Set<String> = [],
+    init(templates: [String: [TemplateNode]], knownNames: Set<String>?, recordNames: Set<String> = [], page: PageKind? = nil,
          preferring preferredTemplate: String, site: TemplateText.Site? = nil) {
         self.templates = templates
         self.site = site
         self.knownNames = knownNames
         self.recordNames = recordNames
+        self.page = page
         self.preferredTemplate = preferredTemplate
     }
 
@@ -105,10 +114,14 @@ struct TemplateRenderer {
         case .text(let text):
             output.append(text)
         case .variable(let tag, let escaped):
+            printingOutsideSections = sectionDepth == 0
+            defer { printingOutsideSections = false }
             guard let value = lookUp(tag, frame.position) else { return }
             append(value, escapingHTML: escaped && frame.escapesHTML)
         case .section(let section):
             let value = lookUp(section.tag, frame.position)
+            sectionDepth += 1
+            defer { sectionDepth -= 1 }
             if section.inverted {
                 renderInvertedSection(value, section.body, frame)
             } else {
@@ -270,6 +283,11 @@ struct TemplateRenderer {
                 } else if recordNames.contains(name), !hasOpenRecord {
                     // A record lacking the field falls through to here too; with no record open, nothing could have it.
                     record(name, at: tag.location, in: &fieldsOutsideRecords)
+                } else if let page, printingOutsideSections, scope == 0, stack.count == 1, !page.values.contains(name),
+                          tag.location.template == preferredTemplate {
+                    // Only where nothing could be meant for another kind of page: partials and layouts are
+                    // shared, and a section may hold what only some pages show.
+                    record(name, at: tag.location, in: &valuesNotOnPage)
                 }
             }
             return nil

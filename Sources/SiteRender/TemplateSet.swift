@@ -243,10 +243,10 @@ public struct TemplateSet: Sendable {
     /// `absolute(…)` and `markdown(…)` use for values other than a record's text (which carries its site);
     /// without it, the context's `site.baseURL` is.
     public func render(_ name: String, context: [String: Any], knownNames: Set<String>, recordNames: Set<String> = [],
-                       site: TemplateText.Site? = nil) throws(TemplateError) -> String {
+                       page: PageKind? = nil, site: TemplateText.Site? = nil) throws(TemplateError) -> String {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
-        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, recordNames: recordNames, preferring: name,
-                                        site: site ?? Self.site(of: context))
+        var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, recordNames: recordNames, page: page,
+                                        preferring: name, site: site ?? Self.site(of: context))
         let output = renderer.render(template, root: .root(context))
         try throwIfRunaway(renderer)
         // The first unknown name in order, where the page's own template uses it if it does, else where it was first used.
@@ -257,6 +257,12 @@ public struct TemplateSet: Sendable {
         if let (field, location) = renderer.fieldsOutsideRecords.min(by: { $0.key < $1.key }) {
             throw .fieldOutsideRecord(name: field, file: sources[location.template]?.file ?? location.template,
                                       line: location.line, column: location.column)
+        }
+        if let page, let (value, location) = renderer.valuesNotOnPage.min(by: { $0.key < $1.key }) {
+            // Where the name is, when it is inside one of the page's values (`pageCount` in `pagination`).
+            let inside = context.keys.sorted().first { (context[$0] as? [String: Any])?[value] != nil }
+            throw .valueNotOnPage(name: value, page: page.name, values: page.values.sorted(), inside: inside,
+                                  file: sources[location.template]?.file ?? location.template, line: location.line, column: location.column)
         }
         return output
     }
@@ -308,6 +314,9 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
     case unknownVariable(name: String, file: String, line: Int, column: Int)
     /// A tag uses a record's field where no record is open, so it could only print nothing.
     case fieldOutsideRecord(name: String, file: String, line: Int, column: Int)
+    /// A page's own template prints, outside any section, a value that its kind of page never has
+    /// (`values`), such as `pageCount` (which is `inside` `pagination`).
+    case valueNotOnPage(name: String, page: String, values: [String], inside: String?, file: String, line: Int, column: Int)
     /// A `{{> partial}}` or `{{< layout}}` tag names a template the folder does not have.
     case missingPartial(name: String, file: String, line: Int, column: Int, available: [String])
     /// A tag applies a transform (`name(value)`) that sitegen does not have.
@@ -335,6 +344,9 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
             return "\(file):\(line):\(column): no template '\(name).mustache' to include; the templates folder has: \(available.joined(separator: ", "))"
         case .unknownVariable(let name, let file, let line, let column):
             return "\(file):\(line):\(column): '\(name)' is not a field or a value this page has; check its spelling"
+        case .valueNotOnPage(let name, let page, let values, let inside, let file, let line, let column):
+            return "\(file):\(line):\(column): '\(name)' is not a value of \(page), so it would print nothing there; they have "
+                + values.joined(separator: ", ") + (inside.map { "; '\(name)' is inside '\($0)': {{\($0).\(name)}}" } ?? "")
         case .fieldOutsideRecord(let name, let file, let line, let column):
             return "\(file):\(line):\(column): '\(name)' is a record's field, but no record is open here, so it would print nothing; "
                 + "on a detail page write {{record.\(name)}} (or use it inside {{#record}}…{{/record}}), on a list page inside {{#items}}…{{/items}}"
@@ -351,5 +363,20 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
             return "\(file):\(line):\(column): including '\(name)' here nests templates more than \(limit) deep; "
                 + "a template that includes itself must be inside a section that the page's data ends"
         }
+    }
+}
+
+/// A kind of page (list pages, detail pages…) and every value at the top of its context: a page's own
+/// template that prints another value outside any section prints nothing there (`TemplateError.valueNotOnPage`).
+public struct PageKind: Sendable {
+    /// How messages name such pages, e.g. "list pages".
+    public let name: String
+    /// The values such a page may have (some only on some pages, as `section`).
+    public let values: Set<String>
+
+    /// A kind named `name` whose pages have `values`.
+    public init(name: String, values: Set<String>) {
+        self.name = name
+        self.values = values
     }
 }

@@ -336,7 +336,7 @@ final class ExampleSiteTests: XCTestCase {
             var files: [String: Data] = [:]
             for case let path as String in enumerator {
                 var isFolder: ObjCBool = false
-                FileManager.default.fileExists(atPath: output.appendingPathComponent(path).path, isDirectory: &isFolder)
+                _ = FileManager.default.fileExists(atPath: output.appendingPathComponent(path).path, isDirectory: &isFolder)
                 files[path] = isFolder.boolValue ? Data() : try Data(contentsOf: output.appendingPathComponent(path))
             }
             return files
@@ -396,6 +396,24 @@ final class ExampleSiteTests: XCTestCase {
             .write(to: detail, atomically: true, encoding: .utf8)
         _ = try build()
         XCTAssertTrue(try page("banks/17443/index.html").contains("<p>Regions Bank</p>"))
+    }
+
+    /// Values used on the wrong kind of page printed nothing and the build succeeded.
+    func testAValueAListPageNeverHasInTheListTemplateFailsTheBuildAtItsLine() throws {
+        let list = site.appendingPathComponent("Templates/list.mustache")
+        let text = try String(contentsOf: list, encoding: .utf8)
+        try text.replacingOccurrences(of: "{{pagination.pageCount}}</p>", with: "{{pageCount}}</p>").write(to: list, atomically: true, encoding: .utf8)
+        let line = text.components(separatedBy: "\n").firstIndex { $0.contains("{{pagination.pageCount}}") }! + 1
+        XCTAssertThrowsError(try build()) { error in
+            XCTAssertTrue("\(error)".contains("Templates/list.mustache:\(line):"), "\(error)")
+            XCTAssertTrue("\(error)".contains("'pageCount' is not a value of list pages, so it would print nothing there; they have empty, feeds, "
+                + "items, listing, nav, pageTitle, pagination, section, site; 'pageCount' is inside 'pagination': {{pagination.pageCount}}"), "\(error)")
+        }
+        let detail = site.appendingPathComponent("Templates/detail.mustache")
+        try text.write(to: list, atomically: true, encoding: .utf8)
+        try String(contentsOf: detail, encoding: .utf8).replacingOccurrences(of: "<h1>{{title}}</h1>", with: "<h1>{{title}}</h1>{{prev.url}}")
+            .write(to: detail, atomically: true, encoding: .utf8)
+        XCTAssertTrue(try build().succeeded, "a detail page has prev")
     }
 
     func testEveryInternalLinkResolvesToAWrittenPage() throws {

@@ -375,7 +375,7 @@ struct SiteMutator {
 
                 """)
             .write(to: config, atomically: true, encoding: .utf8)
-        try "<h1>{{title}}</h1><ul>{{#items}}<li>{{title}}: {{#bank}}{{name}}, {{state}}, {{closing_date}}{{/bank}}</li>{{/items}}</ul>{{>pagination}}\n"
+        try "<h1>{{listing.title}}</h1><ul>{{#items}}<li>{{title}}: {{#bank}}{{name}}, {{state}}, {{closing_date}}{{/bank}}</li>{{/items}}</ul>{{>pagination}}\n"
             .write(to: site.appendingPathComponent("Templates/events.mustache"), atomically: true, encoding: .utf8)
         try "<h1>{{title}}</h1><p>{{#record}}{{#bank}}{{name}} of {{city}}, closed {{closing_date}}{{/bank}}{{/record}}</p>\n"
             .write(to: site.appendingPathComponent("Templates/event.mustache"), atomically: true, encoding: .utf8)

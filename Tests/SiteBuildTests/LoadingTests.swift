@@ -508,7 +508,7 @@ final class LoadingTests: XCTestCase {
             """)
         try write("sitegen.yml", config)
         try write("data/banks.csv", "cert,name,closed,url\n1,Alpha,2024-01-01,https://e.com/a\n")
-        try "{{url}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        try "{{#record}}{{url}}{{/record}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
         XCTAssertEqual(summary.warnings.map(\.description).filter { $0.contains("templates read") }, [

@@ -301,6 +301,35 @@ final class TemplateSetTests: XCTestCase {
                        "without record names, a known name is only known")
     }
 
+    /// `{{pageCount}}` (inside `pagination`) in a list template, or `{{pagination.number}}` in a detail one,
+    /// printed nothing with status 0, where a misspelling failed the build.
+    func testAValueTheKindOfPageNeverHasPrintedByItsOwnTemplateIsAnError() throws {
+        let directory = try folder([
+            "base.mustache": "<title>{{pageTitle}}{{pagination.number}}</title>{{$content}}{{/content}}",
+            "list.mustache": "{{<base}}{{$content}}\n<p>{{pageCount}}</p>{{/content}}{{/base}}",
+            "guarded.mustache": "{{<base}}{{$content}}{{#pagination}}{{pageCount}}{{/pagination}}{{#chart}}{{{chart}}}{{/chart}}"
+                + "{{#pagination.multiple}}{{rowCount}}{{/pagination.multiple}}{{/content}}{{/base}}",
+            "detail.mustache": "<h1>{{title}}</h1>\n{{pagination.number}}",
+        ])
+        let templates = try TemplateSet(directory: directory)
+        let known: Set<String> = ["pageTitle", "pagination", "number", "pageCount", "rowCount", "multiple", "chart", "title"]
+        let list = PageKind(name: "list pages", values: ["pageTitle", "pagination"])
+        let context: [String: Any] = ["pageTitle": "T", "pagination": ["number": 2, "pageCount": 3, "multiple": true]]
+        XCTAssertThrowsError(try templates.render("list", context: context, knownNames: known, page: list)) { error in
+            XCTAssertEqual((error as? TemplateError)?.description, directory.appendingPathComponent("list.mustache").path
+                + ":2:4: 'pageCount' is not a value of list pages, so it would print nothing there; they have pageTitle, pagination; "
+                + "'pageCount' is inside 'pagination': {{pagination.pageCount}}")
+        }
+        // Sections and the layout may hold what only some pages have; without a kind, nothing is checked.
+        XCTAssertEqual(try templates.render("guarded", context: context, knownNames: known, page: list), "<title>T2</title>3")
+        XCTAssertEqual(try templates.render("list", context: context, knownNames: known), "<title>T2</title><p></p>")
+        let detail = PageKind(name: "detail pages", values: ["pageTitle", "title", "record"])
+        XCTAssertThrowsError(try templates.render("detail", context: ["title": "R"], knownNames: known, page: detail)) { error in
+            XCTAssertEqual((error as? TemplateError)?.description, directory.appendingPathComponent("detail.mustache").path
+                + ":2:1: 'pagination' is not a value of detail pages, so it would print nothing there; they have pageTitle, record, title")
+        }
+    }
+
     func testADottedNameWhoseLastPartIsMissingIsAnErrorUnlessThatPartIsKnown() throws {
         let directory = try folder([
             "page.mustache": "{{site.title}}|{{#items}}{{name}} {{record.acquirer}} {{bank.name}}{{/items}}|{{nothing.at.all}}",
