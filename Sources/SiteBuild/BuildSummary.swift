@@ -25,7 +25,7 @@ public struct BuildSummary: Sendable {
 
     /// Pages rendered, with the reason for each.
     public var rendered: [RenderedPage] = []
-    /// Files kept from the last build without rendering: their inputs had not changed.
+    /// Pages kept from the last build without rendering (with their feeds and Markdown twins): their inputs had not changed.
     public var pagesKept = 0
     /// Files written (or, in a dry run, that would be) because their bytes changed, sorted.
     public var writtenPaths: [String] = []

@@ -27,7 +27,7 @@ final class RenderPlan: @unchecked Sendable {
     private var seen: [Bool]
     private var changed: [String: PageRecord] = [:]
     private var renderedUnits: [Rendered] = []
-    private var keptFiles = 0
+    private var keptPages = 0
     private var collisionNotes: [String] = []
     private var collidingPairs = Set<String>()
     private var addedFiles = 0
@@ -82,7 +82,7 @@ final class RenderPlan: @unchecked Sendable {
         lock.withLock {
             guard !seen[slot] else { return false }
             seen[slot] = true
-            keptFiles += 1
+            keptPages += 1
             return true
         }
     }
@@ -179,7 +179,8 @@ final class RenderPlan: @unchecked Sendable {
                 changed[paths[slot]] = entry
             }
         }
-        keptFiles += slots.count
+        // A page, however many files it has (its feeds, its Markdown twin), as `rendered` counts it.
+        keptPages += 1
     }
 
     /// Plans a page to be rendered, for `reason`; its files' hashes come from the writer at the end.
@@ -221,8 +222,8 @@ final class RenderPlan: @unchecked Sendable {
 
     /// The pages rendered, with their reasons, in the order they were planned.
     var rendered: [Rendered] { lock.withLock { renderedUnits } }
-    /// How many files were kept without rendering.
-    var kept: Int { lock.withLock { keptFiles } }
+    /// How many pages were kept without rendering.
+    var kept: Int { lock.withLock { keptPages } }
 
     /// What the build changes in the manifest: the entries rendered (with the hashes of the files written,
     /// or that would be, from `hashes`) or kept with new inputs, and the paths no page claims any more.

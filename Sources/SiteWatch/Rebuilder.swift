@@ -64,7 +64,7 @@ public struct RebuildReport: Sendable {
     public var wroteFiles: Bool { (summary?.pagesWritten ?? 0) + (summary?.pagesDeleted ?? 0) > 0 }
 
     /// The one line a watch prints for this build, e.g.
-    /// `content/a.csv changed: built in 0.21 s: 6 pages rendered, 417 kept; 4 files written, 3 unchanged, 0 deleted`.
+    /// `content/a.csv changed: built in 0.21 s: 6 pages rendered, 386 kept; 4 files written, 3 unchanged, 0 deleted`.
     public var line: String {
         var cause = ""
         if !changedPaths.isEmpty {

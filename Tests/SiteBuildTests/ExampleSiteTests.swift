@@ -48,6 +48,14 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(writtenFiles().contains("page/15/index.html"))
         XCTAssertFalse(writtenFiles().contains("page/16/index.html"))
         XCTAssertEqual(summary.rowsInserted, 300 + 31 + 2)
+        // Kept counts pages, as rendered does: a page's feeds and Markdown twin are not more pages.
+        XCTAssertEqual(try build().pagesKept, summary.rendered.count)
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        try String(contentsOf: records, encoding: .utf8).replacingOccurrences(of: "\nCapitol Bank,", with: "\nCapitol Bank RENAMED,")
+            .write(to: records, atomically: true, encoding: .utf8)
+        let edited = try build()
+        XCTAssertGreaterThan(edited.rendered.count, 0)
+        XCTAssertEqual(edited.rendered.count + edited.pagesKept, summary.rendered.count)
     }
 
     func testPastItsLimitTheSitemapIsAnIndexOfPartsThatAnIncrementalBuildKeepsAsACleanBuildWould() throws {
@@ -492,7 +500,7 @@ final class ExampleSiteTests: XCTestCase {
         let again = try build()
         XCTAssertEqual(again.pagesWritten, 0)
         XCTAssertEqual(again.rendered.map(\.path), [])
-        XCTAssertEqual(again.pagesKept, 423)
+        XCTAssertEqual(again.pagesKept, 392, "the pages of a first build, their 423 files")
         XCTAssertEqual(again.pagesUnchanged, 0)
         let full = try SiteBuilder(root: site).build(options: SiteBuilder.Options(full: true))
         XCTAssertEqual(full.pagesWritten, 0)
