@@ -128,6 +128,10 @@ public struct SiteBuilder {
         // A full build trusts nothing the last builds left, the listings' cached results included.
         if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
         let (previousCount, plan) = try planning.value()
+        // A first build into a folder with files in it looks for those it did not make, at the end; into an
+        // empty one (a benchmark's, a CI's), it walks nothing.
+        let strangersPossible = plan.renderAllReason == "first build" && !options.dryRun
+            && (try? FileManager.default.contentsOfDirectory(atPath: outputDirectory.path))?.contains { !$0.hasPrefix(".") } == true
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
         writer.defersPublishing = true
         let newFiles = NewFileLog(path: storePath.deletingLastPathComponent().appendingPathComponent("new-files").path)
@@ -203,7 +207,7 @@ public struct SiteBuilder {
         let stale = removed + leftHere.filter { writer.manifest[$0] == nil && !removedHere.contains($0) }
         summary.deletedPaths = writer.deleteStale(stale, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
                                                   made: interrupted ? newFiles.files() : []).sorted()
-        if plan.renderAllReason == "first build", !options.dryRun {
+        if strangersPossible {
             summary.warnings += strangers(in: writer)
         }
         try store.updatePageManifest(changed: changed, removed: removed)
