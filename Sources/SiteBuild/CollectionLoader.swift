@@ -502,7 +502,7 @@ struct CollectionLoader {
         outcome.problems += problem.all
         fingerprint.succeeded = false
         // The first problem (`description` says only it), and how many more there are.
-        let message = problem.description + (problem.more.isEmpty ? "" : " (and \(problem.more.count) more problem\(problem.more.count == 1 ? "" : "s"))")
+        let message = problem.description + (problem.count == 1 ? "" : " (and \(problem.count - 1) more problem\(problem.count == 2 ? "" : "s"))")
         try store.recordSourceStatus(file.path, collection: target.collection.name, failure: message, fingerprint: fingerprint)
     }
 

@@ -72,7 +72,7 @@ final class OutputWriter: @unchecked Sendable {
             try newFiles?.record(path)
             try makeFolder(of: path)
         }
-        if existing == .different, let spares, let spare = try spares.write(data) {
+        if existing == .different, let spares, let spare = try spares.write(data, pastCapacity: !defersPublishing) {
             // Written into a spare's blocks, to be swapped in.
             if defersPublishing {
                 lock.withLock { staged.append((spare, fullPath, true)) }

@@ -544,6 +544,8 @@ struct PageRenderer {
         let entries = rows.map { row -> FeedContent.Entry in
             let key = row["_key"]?.stringValue ?? ""
             let link = presenter.detailPath(row).map(absolute)
+            // An entry's id stays as it was before links were encoded: a changed id is a new entry to a reader.
+            let id = presenter.detailPath(row).map { config.baseURL + $0.drop { $0 == "/" } }
             let date = listing.feedDate.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
             var html: String?
             if let detail = collection.detail, let field = detail.bodyField, let text = row[field]?.stringValue {
@@ -555,7 +557,8 @@ struct PageRenderer {
             // `summary` are plain text), so readers do not show its tags.
             let summary = hasField("summary") ? row["summary"]?.stringValue.map { collection.kind == .feed ? FeedParser.plainText(ofHTML: $0) : $0 } : nil
             return FeedContent.Entry(
-                id: link ?? listingURL + "#" + (key.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? key),
+                id: id ?? config.baseURL + paginator.path(ofPage: page).drop { $0 == "/" } + "#"
+                    + (key.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? key),
                 title: presenter.title(row), link: link ?? listingURL, date: date,
                 author: hasField("author") ? row["author"]?.stringValue : nil,
                 summary: summary, contentHTML: html)
@@ -654,12 +657,12 @@ struct PageRenderer {
             for page in pages {
                 let path = page.dropLast("index.html".count)
                 // Page paths are nearly always slugs with nothing to escape; escaping each cost a tenth of the main thread.
-                let plain = path.utf8.allSatisfy { $0 > 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "<")
-                    && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "\"") }
                 sitemap += "<url><loc>"
                 sitemap += base
                 // A sitemap's addresses are URLs: `/tags/東京/` goes as `/tags/%E6%9D%B1%E4%BA%AC/`.
-                if plain { sitemap += path } else { sitemap += escapeXML(String(path).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String(path)) }
+                let url = Self.urlPath(path)
+                // Percent-encoding leaves `&` and `'`, which XML escapes.
+                sitemap += url.utf8.contains { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "'") } ? escapeXML(url) : url
                 sitemap += "</loc></url>\n"
             }
             sitemap += "</urlset>\n"

@@ -181,7 +181,9 @@ public struct SiteBuilder {
                 // workers render the last of them (100,000 records: a twentieth of this thread's work).
                 try renderer.renderSiteFiles(navigation: navigation)
                 try queue.finish()
+                clock.lap("render", into: &summary)
                 try writer.publish()
+                clock.lap("publish", into: &summary)
             } catch {
                 // The workers stop before the error goes up (`watch` and `serve` go on running, so threads
                 // left waiting would add up); the pages they wrote never take their places, and the
@@ -196,7 +198,6 @@ public struct SiteBuilder {
             throw BuildError.output(path: error.userInfo[NSFilePathErrorKey] as? String ?? outputDirectory.path,
                                     reason: error.localizedDescription)
         }
-        clock.lap("render", into: &summary)
         summary.problems += plan.collisions.map { SourceError(file: "sitegen.yml", reason: $0) }
 
         // The snapshots are saved before this connection writes the manifest: one writer at a time.
@@ -238,7 +239,10 @@ extension SiteBuilder {
                                                           options: [.skipsHiddenFiles]) else { return [] }
         let prefix = outputDirectory.standardizedFileURL.path + "/"
         var found: [String] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+        // Files of the names sitegen writes: a CNAME or notes of your own are no sign of an old build.
+        let names: Set<String> = ["index.html", "index.md", "atom.xml", "rss.xml", "feed.json", "404.html", "robots.txt"]
+        for case let url as URL in walker where names.contains(url.lastPathComponent) || url.lastPathComponent.hasPrefix("sitemap") {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
             let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
             if made[path] == nil { found.append(path) }
         }
@@ -246,7 +250,7 @@ extension SiteBuilder {
         let shown = found.sorted().prefix(3).joined(separator: ", ") + (found.count > 3 ? ", …" : "")
         return [SourceError(file: outputDirectory.lastPathComponent, reason: "\(found.count) file\(found.count == 1 ? "" : "s") here this build did not "
             + "make (\(shown)), and its store is new: pages of records deleted since the folder was built stay, as builds delete only "
-            + "pages they made; empty the folder for a clean build (files of your own, such as CNAME, are fine)")]
+            + "pages they made; empty the folder for a clean build")]
     }
 
     /// Loads the site's sources into the store and renders nothing: the first stage of `build()`, for
@@ -288,7 +292,8 @@ extension SiteBuilder {
         }
         summary.problems += loaded.problems
         summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
-            + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file) } + untitledFeeds(config) + loaded.warnings
+            + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file, allowsRawHTML: config.allowsRawHTML) }
+            + untitledFeeds(config) + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
         summary.sourcesSameBytes = loaded.sourcesSameBytes

@@ -100,7 +100,12 @@ public struct SiteConfig: Sendable {
                 if let bad = baseURL.unicodeScalars.first(where: { !$0.isASCII || $0.value <= 0x20 || $0.value == 0x7F || "\"<>\\^`{|}".unicodeScalars.contains($0) }) {
                     let shown = bad.value == 0x20 ? "a space" : bad.properties.generalCategory == .control ? "a control character" : "'\(bad)'"
                     let encoded = String(bad).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                    throw reader.error(value, "baseURL must be a URL, and it has \(shown): write it percent-encoded (\(encoded))")
+                    // The host is the part between `//` and the next `/`: a name there is written in punycode.
+                    let hostEnd = baseURL.range(of: "//").flatMap { baseURL[$0.upperBound...].firstIndex(of: "/") } ?? baseURL.endIndex
+                    let inHost = baseURL.range(of: "//").map { baseURL[$0.upperBound..<hostEnd].unicodeScalars.contains(bad) } ?? false
+                    throw reader.error(value, "baseURL must be a URL, and it has \(shown)" + (inHost
+                        ? " in its host name: write the name in its ASCII form (punycode, xn--…)"
+                        : ": write it percent-encoded (\(encoded))"))
                 }
             case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
             case "collections":
@@ -237,8 +242,9 @@ public struct CollectionConfig: Sendable {
 
     /// A feed's HTML (`content`, `summary`) as a detail body with no `format`: rendered as Markdown
     /// without `unsafe`, its HTML blocks (a feed's paragraphs) become `<!-- raw HTML omitted -->`.
-    func htmlBodyAsMarkdown(file: String) -> SourceError? {
-        guard kind == .feed, let detail, let body = detail.bodyField, ["content", "summary"].contains(body),
+    func htmlBodyAsMarkdown(file: String, allowsRawHTML: Bool) -> SourceError? {
+        // With `unsafe: true`, Markdown keeps the HTML.
+        guard !allowsRawHTML, kind == .feed, let detail, let body = detail.bodyField, ["content", "summary"].contains(body),
               detail.bodyFormat == .markdown, detail.marks["format"] == nil else { return nil }
         let mark = detail.marks["body"]
         return SourceError(file: file, line: mark?.line, column: mark?.column, reason: "collection '\(name)': its body '\(body)' is the "

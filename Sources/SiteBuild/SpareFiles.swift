@@ -65,15 +65,17 @@ final class SpareFiles: @unchecked Sendable {
     /// (or, where the file system cannot exchange, renaming the spare over it); returns `false`, having
     /// changed nothing, when no spare can be had (the caller then replaces the file the usual way).
     func replace(fileAt path: String, with data: Data) throws -> Bool {
-        guard let spare = try write(data) else { return false }
+        guard let spare = try write(data, pastCapacity: true) else { return false }
         try swapIn(spare, at: path)
         return true
     }
 
     /// Writes `data` into a spare and returns the spare's path, for `swapIn(_:at:)` to put in a page's
-    /// place; `nil` when no spare can be had.
-    func write(_ data: Data) throws -> String? {
-        guard let (spare, descriptor) = takeSpare() else { return nil }
+    /// place; `nil` when no spare can be had. A new spare is made past the capacity only when `pastCapacity`
+    /// (swapped in at once, the page's old file then goes): written pages that wait for their places
+    /// would leave a file per page in the folder.
+    func write(_ data: Data, pastCapacity: Bool) throws -> String? {
+        guard let (spare, descriptor) = takeSpare(pastCapacity: pastCapacity) else { return nil }
         do {
             try Self.overwrite(descriptor, with: data, path: spare)
         } catch {
@@ -142,7 +144,7 @@ final class SpareFiles: @unchecked Sendable {
     }
 
     /// A spare opened for writing: one an earlier build left, or a new file when none is left.
-    private func takeSpare() -> (String, Int32)? {
+    private func takeSpare(pastCapacity: Bool) -> (String, Int32)? {
         guard lock.withLock({ exchanges }) else { return nil }
         while let name = lock.withLock({ available.popLast() }) {
             let path = folder + "/" + name
@@ -158,11 +160,13 @@ final class SpareFiles: @unchecked Sendable {
             lock.withLock { count -= 1 }
         }
         for _ in 0..<3 {
-            let path: String = lock.withLock {
+            let path: String? = lock.withLock {
+                guard pastCapacity || count < capacity else { return nil }
                 nextNumber += 1
                 count += 1
                 return folder + "/" + prefix + "\(nextNumber)"
             }
+            guard let path else { return nil }
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor >= 0 { return (path, descriptor) }
             lock.withLock { count -= 1 }

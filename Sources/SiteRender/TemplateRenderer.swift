@@ -311,9 +311,15 @@ struct TemplateRenderer {
         }
     }
 
-    /// Whether a record's scope is on the stack (a list's row, `{{#record}}`, a related record).
+    /// Whether a record's scope is on the stack (a list's row, `{{#record}}`, a related record), or a
+    /// pair of an enumeration, whose value may be a related record made a dictionary.
     private var hasOpenRecord: Bool {
-        stack.contains { if case .record = $0 { true } else { false } }
+        stack.contains {
+            switch $0 {
+            case .record, .pair: true
+            default: false
+            }
+        }
     }
 
     // MARK: Output

@@ -27,16 +27,22 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// This problem and the further ones of its file (`more`), each on its own.
-    /// Problems past the limit are one line that says how many there are.
+    /// The last listed says how many past the limit there are.
     public var all: [SourceError] {
         var first = self
         first.more = []
         first.unlisted = 0
-        guard unlisted > 0 else { return [first] + more }
-        let last = more.last ?? first
-        return [first] + more + [SourceError(file: file, reason: "and \(unlisted) more problem\(unlisted == 1 ? "" : "s") after line "
-            + "\(last.line.map(String.init) ?? "?"), not listed; fix these and build again to see them")]
+        var listed = [first] + more
+        if unlisted > 0 {
+            // On the last within the limit (a read's stopping error may follow it).
+            listed[min(listed.count - 1, Self.moreLimit)].reason += " (and \(unlisted) more problem\(unlisted == 1 ? "" : "s") after this line, not listed; "
+                + "fix these and build again to see them)"
+        }
+        return listed
     }
+
+    /// How many problems the read found: the first, the further ones listed, and those past the limit.
+    public var count: Int { 1 + more.count + unlisted }
 
     /// Adds `problem` to `more`, up to `moreLimit` of them; the others are counted.
     public mutating func add(_ problem: SourceError) {
@@ -52,7 +58,8 @@ public struct SourceError: Error, CustomStringConvertible, Sendable, Equatable {
     /// before, then `error`, which ends the list (nothing after it could be read).
     static func stopped(_ failure: SourceError?, at error: SourceError) -> SourceError {
         guard var failure else { return error }
-        failure.add(error)
+        // Listed past the limit too: nothing after it was read, so it explains what the file lacks.
+        failure.more.append(error)
         return failure
     }
 

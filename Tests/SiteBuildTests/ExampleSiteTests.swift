@@ -154,8 +154,10 @@ final class ExampleSiteTests: XCTestCase {
         for file in ["news/atom.xml", "news/rss.xml", "news/feed.json"] {
             let text = try page(file)
             XCTAssertTrue(text.contains("https://failedbanks.example.org/news/%E6%9D%B1%E4%BA%AC-capitol-bank/"), file)
-            XCTAssertFalse(text.contains("東京-capitol-bank/"), file)
+            // The entry's id is as it was: a new id is a new entry to a reader.
+            XCTAssertTrue(text.contains("https://failedbanks.example.org/news/東京-capitol-bank/"), file)
         }
+        XCTAssertTrue(try page("news/rss.xml").contains(#"<guid isPermaLink="false">https://failedbanks.example.org/news/東京-capitol-bank/</guid>"#))
         func feed(_ path: String) throws -> FeedDocument {
             try FeedParser(file: path).parse(Data(contentsOf: output.appendingPathComponent(path)))
         }
@@ -383,10 +385,15 @@ final class ExampleSiteTests: XCTestCase {
         let again = try build()
         XCTAssertEqual(again.warnings.filter { $0.reason.contains("did not make") }.map(\.description), [
             "output: 1 file here this build did not make (banks/17443/index.html), and its store is new: pages of records deleted "
-                + "since the folder was built stay, as builds delete only pages they made; empty the folder for a clean build "
-                + "(files of your own, such as CNAME, are fine)",
+                + "since the folder was built stay, as builds delete only pages they made; empty the folder for a clean build",
         ])
         XCTAssertFalse(try build().warnings.contains { $0.reason.contains("did not make") }, "said by a first build only")
+        // A folder with only files of the user's own is no sign of an old build.
+        try FileManager.default.removeItem(at: site.appendingPathComponent(".sitegen"))
+        try FileManager.default.removeItem(at: output)
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        try "failedbanks.example.org\n".write(to: output.appendingPathComponent("CNAME"), atomically: true, encoding: .utf8)
+        XCTAssertFalse(try build().warnings.contains { $0.reason.contains("did not make") })
     }
 
     func testARecordsFieldOutsideTheRecordOnADetailPageFailsTheBuildAtItsLine() throws {

@@ -532,6 +532,8 @@ final class LoadingTests: XCTestCase {
         ])
         try write("sitegen.yml", config.replacingOccurrences(of: "body: content}", with: "body: content, format: markdown}"))
         XCTAssertFalse(try build().warnings.contains { $0.description.contains("feed's HTML") }, "said so, it is meant")
+        try write("sitegen.yml", config.replacingOccurrences(of: "title: Test\n", with: "title: Test\nunsafe: true\n"))
+        XCTAssertFalse(try build().warnings.contains { $0.description.contains("feed's HTML") }, "with unsafe, Markdown keeps the HTML")
     }
 
     func testSectionsOfABoolFieldAreNamedTrueAndFalse() throws {

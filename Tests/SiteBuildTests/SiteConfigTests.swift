@@ -106,6 +106,8 @@ final class SiteConfigTests: XCTestCase {
         XCTAssertEqual(error(with("http://news.example.com/Ärchiv/"))?.description,
                        "sitegen.yml:2:10: baseURL must be a URL, and it has 'Ä': write it percent-encoded (%C3%84)")
         XCTAssertEqual(try SiteConfig(yaml: with("http://news.example.com/%C3%84rchiv/"), file: "sitegen.yml").baseURL, "http://news.example.com/%C3%84rchiv/")
+        XCTAssertEqual(error(with("https://bücher.example/"))?.description,
+                       "sitegen.yml:2:10: baseURL must be a URL, and it has 'ü' in its host name: write the name in its ASCII form (punycode, xn--…)")
     }
 
     func testSectionsLeadTheSortAndNeedTheirPathSegment() throws {

@@ -91,6 +91,36 @@ final class SpareFilesTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 1)
     }
 
+    /// Pages that wait for `publish()` hold their spares until then: past the capacity they are written
+    /// to temporary files beside their places, not to new spares (a file per page in the spare folder).
+    /// Until `publish()`, every page is as it was; `discardUnpublished()` leaves it so, with no file or
+    /// folder of the stopped build behind.
+    func testWaitingPagesStayWithinTheSparesCapacityAndAreAllPublishedOrNone() throws {
+        for page in 0..<6 { try write("old \(page)", to: "p\(page).html") }
+        for round in ["new", "discarded"] {
+            let writer = OutputWriter(root: URL(fileURLWithPath: output))
+            writer.defersPublishing = true
+            writer.spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 2))
+            for page in 0..<6 { try writer.write("\(round) \(page)", to: "p\(page).html") }
+            try writer.write("fresh", to: "deep/er/fresh.html")
+            XCTAssertLessThanOrEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 2)
+            for page in 0..<6 { XCTAssertEqual(try read("p\(page).html"), round == "new" ? "old \(page)" : "new \(page)", "not yet") }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output + "/deep/er/fresh.html"))
+            if round == "new" {
+                try writer.publish()
+                for page in 0..<6 { XCTAssertEqual(try read("p\(page).html"), "new \(page)") }
+                XCTAssertEqual(try read("deep/er/fresh.html"), "fresh")
+                try FileManager.default.removeItem(atPath: output + "/deep")
+            } else {
+                writer.discardUnpublished()
+                for page in 0..<6 { XCTAssertEqual(try read("p\(page).html"), "new \(page)") }
+                XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output).sorted(), (0..<6).map { "p\($0).html" },
+                               "no temporary file, and no folder the stopped build made")
+            }
+            XCTAssertLessThanOrEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 2)
+        }
+    }
+
     func testTwoBuildsAtOnceNeverShareTheSpares() throws {
         var first = SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10)
         XCTAssertNotNil(first)

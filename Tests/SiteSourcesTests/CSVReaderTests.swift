@@ -86,9 +86,17 @@ final class CSVReaderTests: XCTestCase {
         let many = "id,name,closed\n" + (1...30).map { "\($0),N,never\n" }.joined()
         XCTAssertThrowsError(try source.read(Data(many.utf8))) { error in
             let all = (error as? SourceError)?.all ?? []
-            XCTAssertEqual(all.count, 1 + SourceError.moreLimit + 1, "a few, not every row")
+            XCTAssertEqual(all.count, 1 + SourceError.moreLimit, "a few, not every row")
             // The rest are counted: ten rows listed of thirty said nothing of the twenty others.
-            XCTAssertEqual(all.last?.description, "a.csv: and 20 more problems after line 11, not listed; fix these and build again to see them")
+            XCTAssertEqual(all.last?.description, "a.csv:11: column 'closed': expected a date (YYYY-MM-DD, MM/DD/YYYY or DD-Mon-YY), found 'never' "
+                + "(and 20 more problems after this line, not listed; fix these and build again to see them)")
+            XCTAssertEqual((error as? SourceError)?.count, 30)
+        }
+        // The error that ends a read is listed past the limit too.
+        XCTAssertThrowsError(try source.read(Data((many + "31,\"N,never\n").utf8))) { error in
+            let all = (error as? SourceError)?.all ?? []
+            XCTAssertEqual(all.count, 1 + SourceError.moreLimit + 1)
+            XCTAssertEqual(all.last?.reason, "a quoted field is never closed; expected a closing quote (\")")
         }
     }
 
