@@ -3,6 +3,10 @@ import SiteSources
 
 /// Writes pages under the output folder atomically (temp file + rename), skipping files whose bytes are unchanged.
 ///
+/// Each file is written beside its place (a temporary file, or a spare) and put there by `publish()`, once
+/// every page of the build is made: a build stopped part way (a template error at its hundredth page)
+/// leaves every page as the last build left it (`discardUnpublished()`).
+///
 /// Render workers write from several threads at once: the counts and the manifest are kept under a lock.
 final class OutputWriter: @unchecked Sendable {
     let root: URL
@@ -31,9 +35,6 @@ final class OutputWriter: @unchecked Sendable {
     private var folders: Set<Substring> = []
     /// The folders of `folders` that this build made (`mkdir` succeeded): nothing was in them before.
     private var madeFolders: Set<Substring> = []
-    /// Whether written pages wait beside their places until `publish()`, so that a build stopped part way
-    /// (a template error at its hundredth page) leaves every page as the last build left it.
-    var defersPublishing = false
     /// Files written and waiting for `publish()`: a temporary file beside its page, or a spare.
     private var staged: [(file: String, path: String, isSpare: Bool)] = []
 
@@ -72,19 +73,13 @@ final class OutputWriter: @unchecked Sendable {
             try newFiles?.record(path)
             try makeFolder(of: path)
         }
-        if existing == .different, let spares, let spare = try spares.write(data, pastCapacity: !defersPublishing) {
+        if existing == .different, let spares, let spare = try spares.write(data) {
             // Written into a spare's blocks, to be swapped in.
-            if defersPublishing {
-                lock.withLock { staged.append((spare, fullPath, true)) }
-            } else {
-                try spares.swapIn(spare, at: fullPath)
-            }
-        } else if defersPublishing {
+            lock.withLock { staged.append((spare, fullPath, true)) }
+        } else {
             let temporary = temporaryPath(for: fullPath)
             try Self.writeWithoutSync(data, to: temporary)
             lock.withLock { staged.append((temporary, fullPath, false)) }
-        } else {
-            try replaceFile(atPath: fullPath, with: data)
         }
         lock.withLock {
             writtenCount += 1

@@ -543,9 +543,10 @@ struct PageRenderer {
         let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
         let entries = rows.map { row -> FeedContent.Entry in
             let key = row["_key"]?.stringValue ?? ""
-            let link = presenter.detailPath(row).map(absolute)
+            let detailPath = presenter.detailPath(row)
+            let link = detailPath.map(absolute)
             // An entry's id stays as it was before links were encoded: a changed id is a new entry to a reader.
-            let id = presenter.detailPath(row).map { config.baseURL + $0.drop { $0 == "/" } }
+            let id = detailPath.map { config.baseURL + $0.drop { $0 == "/" } }
             let date = listing.feedDate.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
             var html: String?
             if let detail = collection.detail, let field = detail.bodyField, let text = row[field]?.stringValue {

@@ -133,7 +133,6 @@ public struct SiteBuilder {
         let strangersPossible = plan.renderAllReason == "first build" && !options.dryRun
             && (try? FileManager.default.contentsOfDirectory(atPath: outputDirectory.path))?.contains { !$0.hasPrefix(".") } == true
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
-        writer.defersPublishing = true
         let newFiles = NewFileLog(path: storePath.deletingLastPathComponent().appendingPathComponent("new-files").path)
         if !options.dryRun {
             writer.newFiles = newFiles

@@ -61,21 +61,12 @@ final class SpareFiles: @unchecked Sendable {
     /// How many spares there are now.
     var spareCount: Int { lock.withLock { count } }
 
-    /// Replaces the regular file at `path` with `data` by writing a spare and exchanging it with the file
-    /// (or, where the file system cannot exchange, renaming the spare over it); returns `false`, having
-    /// changed nothing, when no spare can be had (the caller then replaces the file the usual way).
-    func replace(fileAt path: String, with data: Data) throws -> Bool {
-        guard let spare = try write(data, pastCapacity: true) else { return false }
-        try swapIn(spare, at: path)
-        return true
-    }
-
     /// Writes `data` into a spare and returns the spare's path, for `swapIn(_:at:)` to put in a page's
-    /// place; `nil` when no spare can be had. A new spare is made past the capacity only when `pastCapacity`
-    /// (swapped in at once, the page's old file then goes): written pages that wait for their places
-    /// would leave a file per page in the folder.
-    func write(_ data: Data, pastCapacity: Bool) throws -> String? {
-        guard let (spare, descriptor) = takeSpare(pastCapacity: pastCapacity) else { return nil }
+    /// place once every page is made; `nil` when no spare can be had (the page is then written to a
+    /// temporary file beside its place). A new spare is made only within the capacity: written pages wait
+    /// for their places, and past it the folder would hold a file per page the build writes.
+    func write(_ data: Data) throws -> String? {
+        guard let (spare, descriptor) = takeSpare() else { return nil }
         do {
             try Self.overwrite(descriptor, with: data, path: spare)
         } catch {
@@ -89,7 +80,8 @@ final class SpareFiles: @unchecked Sendable {
     }
 
     /// Puts the spare at `spare` (written by `write(_:)`) in the place of the file at `path`: the two are
-    /// exchanged, and the page's old file is kept as a spare while there is room.
+    /// exchanged (or, where the file system cannot exchange, the spare is renamed over it), and the page's
+    /// old file is kept as a spare while there is room.
     func swapIn(_ spare: String, at path: String) throws {
         guard sitegen_exchange(spare, path) == 0 else {
             // No exchange on this file system (or the page went away): the spare takes the page's place.
@@ -144,7 +136,7 @@ final class SpareFiles: @unchecked Sendable {
     }
 
     /// A spare opened for writing: one an earlier build left, or a new file when none is left.
-    private func takeSpare(pastCapacity: Bool) -> (String, Int32)? {
+    private func takeSpare() -> (String, Int32)? {
         guard lock.withLock({ exchanges }) else { return nil }
         while let name = lock.withLock({ available.popLast() }) {
             let path = folder + "/" + name
@@ -161,7 +153,7 @@ final class SpareFiles: @unchecked Sendable {
         }
         for _ in 0..<3 {
             let path: String? = lock.withLock {
-                guard pastCapacity || count < capacity else { return nil }
+                guard count < capacity else { return nil }
                 nextNumber += 1
                 count += 1
                 return folder + "/" + prefix + "\(nextNumber)"

@@ -245,6 +245,8 @@ public struct TemplateSet: Sendable {
     public func render(_ name: String, context: [String: Any], knownNames: Set<String>, recordNames: Set<String> = [],
                        page: PageKind? = nil, site: TemplateText.Site? = nil) throws(TemplateError) -> String {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
+        // A page kind's values are written out beside the code that makes its pages: a value added there must be added here.
+        assert(page.map { Set(context.keys).isSubset(of: $0.values) } ?? true, "\(page!.name) have \(context.keys.sorted())")
         var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, recordNames: recordNames, page: page,
                                         preferring: name, site: site ?? Self.site(of: context))
         let output = renderer.render(template, root: .root(context))

@@ -95,7 +95,8 @@ final class HandOffTests: XCTestCase {
     private static func everyPageWritten(in output: URL) throws {
         for (workers, capacity) in [(1, 1), (2, 1), (2, 3), (3, 64)] {
             let folder = output.appendingPathComponent("w\(workers)-c\(capacity)")
-            let queue = try makeQueue(folder: folder, workers: workers, capacity: capacity)
+            let writer = OutputWriter(root: folder)
+            let queue = try makeQueue(writer: writer, workers: workers, capacity: capacity)
             let pages = 400
             for number in 0..<pages {
                 try queue.submit(template: "page", path: "p\(number)/index.html") { _ in
@@ -106,6 +107,7 @@ final class HandOffTests: XCTestCase {
                 if number % 97 == 0 { usleep(2_000) }
             }
             try queue.finish()
+            try writer.publish()
             for number in 0..<pages {
                 XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("p\(number)/index.html"), encoding: .utf8),
                                "page \(number)\n", "\(workers) workers, capacity \(capacity)")
@@ -119,7 +121,8 @@ final class HandOffTests: XCTestCase {
 
     private static func errorReachesTheCaller(in output: URL) throws {
         for (workers, capacity) in [(1, 1), (1, 8), (2, 2), (2, 16)] {
-            let queue = try makeQueue(folder: output.appendingPathComponent("e\(workers)-\(capacity)"), workers: workers, capacity: capacity)
+            let queue = try makeQueue(writer: OutputWriter(root: output.appendingPathComponent("e\(workers)-\(capacity)")),
+                                      workers: workers, capacity: capacity)
             let renderedAfter = Counter()
             let failed = Counter()
             var thrownBySubmit = false
@@ -161,9 +164,9 @@ final class HandOffTests: XCTestCase {
         if let error = failure.error { throw error }
     }
 
-    private static func makeQueue(folder: URL, workers: Int, capacity: Int) throws -> RenderQueue {
+    private static func makeQueue(writer: OutputWriter, workers: Int, capacity: Int) throws -> RenderQueue {
         let templates = try TemplateSet(texts: [(name: "page", file: "page.mustache", text: "page {{number}}\n")])
-        return RenderQueue(templates: templates, knownNames: [], writer: OutputWriter(root: folder),
+        return RenderQueue(templates: templates, knownNames: [], writer: writer,
                            workerCount: workers, capacity: capacity)
     }
 }

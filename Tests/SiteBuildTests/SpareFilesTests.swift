@@ -26,8 +26,8 @@ final class SpareFilesTests: XCTestCase {
         // Each build has its spares to itself: the first lets go of them before the next begins.
         do {
             let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
-            XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new A".utf8)))
-            XCTAssertTrue(try first.replace(fileAt: output + "/b.html", with: Data("new B".utf8)))
+            XCTAssertTrue(try place("new A", at: "a.html", with: first))
+            XCTAssertTrue(try place("new B", at: "b.html", with: first))
         }
         XCTAssertEqual(try read("a.html"), "new A")
         XCTAssertEqual(try read("b.html"), "new B")
@@ -36,8 +36,8 @@ final class SpareFilesTests: XCTestCase {
         XCTAssertEqual(Set(try spareContents()), ["old page A, longer than what replaces it", "old page B"])
 
         let second = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
-        XCTAssertTrue(try second.replace(fileAt: output + "/a.html", with: Data("A, third".utf8)))
-        XCTAssertTrue(try second.replace(fileAt: output + "/b.html", with: Data("B, third and longer than before".utf8)))
+        XCTAssertTrue(try place("A, third", at: "a.html", with: second))
+        XCTAssertTrue(try place("B, third and longer than before", at: "b.html", with: second))
         XCTAssertEqual(try read("a.html"), "A, third")
         XCTAssertEqual(try read("b.html"), "B, third and longer than before")
         let reused = Set([try inode(output + "/a.html"), try inode(output + "/b.html")])
@@ -50,10 +50,11 @@ final class SpareFilesTests: XCTestCase {
         let reader = try XCTUnwrap(FileHandle(forReadingAtPath: output + "/a.html"))
         defer { try? reader.close() }
         let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
-        XCTAssertTrue(try spares.replace(fileAt: output + "/a.html", with: Data("the new page".utf8)))
+        XCTAssertTrue(try place("the new page", at: "a.html", with: spares))
         for page in 0..<20 {
             try write("page \(page)", to: "p\(page).html")
-            XCTAssertTrue(try spares.replace(fileAt: output + "/p\(page).html", with: Data("page \(page), again".utf8)))
+            // Past the capacity, a temporary file, as the build's writer does.
+            XCTAssertEqual(try place("page \(page), again", at: "p\(page).html", with: spares), page < 9)
         }
         XCTAssertEqual(String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self), "the page as it was")
     }
@@ -65,10 +66,10 @@ final class SpareFilesTests: XCTestCase {
         XCTAssertEqual(link(output + "/a.html", backup), 0)
         do {
             let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
-            XCTAssertTrue(try first.replace(fileAt: output + "/a.html", with: Data("new".utf8)))
+            XCTAssertTrue(try place("new", at: "a.html", with: first))
         }
         let second = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
-        XCTAssertTrue(try second.replace(fileAt: output + "/a.html", with: Data("newer".utf8)))
+        XCTAssertTrue(try place("newer", at: "a.html", with: second))
         XCTAssertEqual(try read("a.html"), "newer")
         XCTAssertEqual(try String(contentsOfFile: backup, encoding: .utf8), "the page in a backup")
     }
@@ -77,9 +78,9 @@ final class SpareFilesTests: XCTestCase {
         for page in 0..<5 { try write("old \(page)", to: "p\(page).html") }
         do {
             let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 2))
-            for page in 0..<5 { XCTAssertTrue(try spares.replace(fileAt: output + "/p\(page).html", with: Data("new \(page)".utf8))) }
-            // A page that is not there yet takes the spare's place.
-            XCTAssertTrue(try spares.replace(fileAt: output + "/fresh.html", with: Data("fresh".utf8)))
+            for page in 0..<5 { XCTAssertEqual(try place("new \(page)", at: "p\(page).html", with: spares), page < 2, "spares within the capacity") }
+            // A page that is not there yet takes its place all the same.
+            XCTAssertFalse(try place("fresh", at: "fresh.html", with: spares))
             for page in 0..<5 { XCTAssertEqual(try read("p\(page).html"), "new \(page)") }
             XCTAssertEqual(try read("fresh.html"), "fresh")
             XCTAssertLessThanOrEqual(try FileManager.default.contentsOfDirectory(atPath: spareFolder).count, 2)
@@ -99,7 +100,6 @@ final class SpareFilesTests: XCTestCase {
         for page in 0..<6 { try write("old \(page)", to: "p\(page).html") }
         for round in ["new", "discarded"] {
             let writer = OutputWriter(root: URL(fileURLWithPath: output))
-            writer.defersPublishing = true
             writer.spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 2))
             for page in 0..<6 { try writer.write("\(round) \(page)", to: "p\(page).html") }
             try writer.write("fresh", to: "deep/er/fresh.html")
@@ -137,6 +137,17 @@ final class SpareFilesTests: XCTestCase {
         try write("another", to: "other.html")
         XCTAssertFalse(spares.retire(fileAt: output + "/other.html"), "retired beyond the capacity")
         XCTAssertEqual(try spareContents(), ["a page that goes"])
+    }
+
+    /// Replaces the page `name` with `text` as a build's writer does: through a spare while one can be had,
+    /// else a temporary file and a rename; says whether a spare was used.
+    private func place(_ text: String, at name: String, with spares: SpareFiles) throws -> Bool {
+        guard let spare = try spares.write(Data(text.utf8)) else {
+            try replaceFile(atPath: output + "/" + name, with: Data(text.utf8))
+            return false
+        }
+        try spares.swapIn(spare, at: output + "/" + name)
+        return true
     }
 
     private func write(_ text: String, to name: String) throws {

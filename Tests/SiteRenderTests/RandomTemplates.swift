@@ -49,7 +49,10 @@ struct RandomTemplates {
         var values: [String: Any] = [:]
         for name in Self.contextNames where chance(depth == 0 ? 0.9 : 0.4) {
             // Always a record's text, for sitegen's helpers (`name()`).
-            values[name] = name == "text" ? TemplateText(pick(Self.strings), site: site) : value(depth: depth + 1)
+            let value = name == "text" ? TemplateText(pick(Self.strings), site: site) : value(depth: depth + 1)
+            // A record's text that names a dynamic partial (`{{>*which}}`) renders that template, where
+            // swift-mustache renders nothing (a deliberate difference, TemplateEngineTests): here a name is a string.
+            values[name] = name == "which" ? (value as? TemplateText)?.text ?? value : value
         }
         if depth == 0 { values["which"] = "p2" }
         return values
