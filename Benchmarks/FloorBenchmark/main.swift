@@ -304,7 +304,7 @@ func sqliteFloor(_ records: [SourceRecord], fields: [String], path: String) thro
 /// (the benchmark site): footnotes, tables, strikethrough, autolinks, task lists and the tag filter.
 func cmarkFloor(_ records: [SourceRecord], threads: Int) -> (Int, Timing) {
     cmark_gfm_core_extensions_ensure_registered()
-    let options = CMARK_OPT_FOOTNOTES
+    let options = CMARK_OPT_FOOTNOTES | CMARK_OPT_TABLE_PREFER_STYLE_ATTRIBUTES
     let extensionNames = ["table", "strikethrough", "autolink", "tasklist", "tagfilter"]
     let htmlBytes = PerWorker(threads, 0)
     let parsing = NSLock()

@@ -191,7 +191,7 @@ struct PageRenderer {
             BarChart.Bar(label: $0["title"] as! String, value: $0["count"] as! Int, link: $0["url"] as? String)
         })
         let context: [String: Any] = [
-            "site": site, "nav": navigation, "pageTitle": listing.title,
+            "site": site, "nav": navigation, "pageTitle": listing.title, "pageURL": presenter.url(indexPath),
             "listing": ["name": listing.name, "title": listing.title],
             "sections": sections, "groups": groups, "sectionCount": sections.count, "rowCount": recordCount,
             "chart": chart.svg(),
@@ -331,7 +331,7 @@ struct PageRenderer {
                 if let newer = paginator.newerPage(than: number) { pagination["prev"] = link(newer) }
                 if let older = paginator.olderPage(than: number) { pagination["next"] = link(older) }
                 var context: [String: Any] = [
-                    "site": site, "nav": navigation, "pageTitle": pageTitle,
+                    "site": site, "nav": navigation, "pageTitle": pageTitle, "pageURL": link(number),
                     "listing": ["name": listing.name, "title": listing.title],
                     "items": items, "empty": items.isEmpty, "pagination": pagination, "feeds": feeds,
                 ]
@@ -462,7 +462,7 @@ struct PageRenderer {
             let next = offset + 1 < count ? try link(offset + 1) : nil
             try write(detail.template, .detail, path: path) {
                 var context: [String: Any] = [
-                    "site": site, "nav": navigation, "pageTitle": presenter.title(row),
+                    "site": site, "nav": navigation, "pageTitle": presenter.title(row), "pageURL": presenter.url(path),
                     "record": presenter.context(row, related: related), "title": presenter.title(row),
                 ]
                 if let field = detail.bodyField, let text = row[field]?.stringValue {
@@ -551,8 +551,11 @@ struct PageRenderer {
             var html: String?
             if let detail = collection.detail, let field = detail.bodyField, let text = row[field]?.stringValue {
                 html = body.html(text, format: detail.bodyFormat)
-                // A reader resolves a relative link against the feed, not the page it was written for.
-                if let page = link.flatMap(URL.init(string:)), let relative = html { html = HTMLLinks.resolving(relative, against: page) }
+                // A reader resolves a relative link against the feed, not the page it was written for, and a
+                // fragment (a footnote's `#fn-1`) against its own page.
+                if let page = link.flatMap(URL.init(string:)), let relative = html {
+                    html = HTMLLinks.resolving(relative, against: page, fragments: true)
+                }
             }
             // A feed's summaries are HTML; the feeds written carry a summary as text (Atom's and JSON Feed's
             // `summary` are plain text), so readers do not show its tags.
@@ -880,13 +883,14 @@ extension PageRenderer {
 
 extension PageKind {
     /// Listing pages (`section` on a section's pages only).
-    static let list = PageKind(name: "list pages", values: ["site", "nav", "pageTitle", "listing", "items", "empty", "pagination",
-                                                            "feeds", "section"])
+    static let list = PageKind(name: "list pages", values: ["site", "nav", "pageTitle", "pageURL", "listing", "items", "empty",
+                                                            "pagination", "feeds", "section"])
     /// A sectioned listing's index of its sections.
-    static let sectionIndex = PageKind(name: "section index pages", values: ["site", "nav", "pageTitle", "listing", "sections", "groups",
+    static let sectionIndex = PageKind(name: "section index pages", values: ["site", "nav", "pageTitle", "pageURL", "listing", "sections", "groups",
                                                                            "sectionCount", "rowCount", "chart"])
     /// A record's own page (`body`, `prev` and `next` on some only).
-    static let detail = PageKind(name: "detail pages", values: ["site", "nav", "pageTitle", "record", "title", "body", "prev", "next"])
+    static let detail = PageKind(name: "detail pages", values: ["site", "nav", "pageTitle", "pageURL", "record", "title", "body",
+                                                                "prev", "next"])
     /// `404.html`.
     static let notFound = PageKind(name: "the 404 page", values: ["site", "nav", "pageTitle"])
 }

@@ -43,7 +43,7 @@ public struct SiteConfig: Sendable {
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
     /// changed): the first build of a new version renders every page again, as a clean build would write it.
-    static let outputVersion = 5
+    static let outputVersion = 6
 
     /// The collection named `name`.
     public func collection(named name: String) -> CollectionConfig? {
@@ -625,7 +625,7 @@ public struct ListingConfig: Sendable {
 extension SiteConfig {
     /// The values pages have (some only on some pages, or in some of their lists' entries).
     static let pageValueNames: Set<String> = [
-        "site", "title", "baseURL", "basePath", "nav", "url", "pageTitle", "listing", "name", "items", "empty",
+        "site", "title", "baseURL", "basePath", "nav", "url", "pageTitle", "pageURL", "listing", "name", "items", "empty",
         "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
         "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
         "groups", "sectionCount", "chart", "record", "body", "key",

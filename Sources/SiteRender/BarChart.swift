@@ -78,7 +78,9 @@ public struct BarChart: Sendable, Equatable {
                 + label + "</text>"
             row += "<rect x=\"\(labelWidth)\" y=\"\(y + 3)\" width=\"\(length)\" height=\"\(rowHeight - 6)\" fill=\"#0b5cad\"/>"
             row += "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 15)\" font-size=\"13\" fill=\"#5b6270\">\(bar.value)</text>"
-            if let link = bar.link { row = "<a href=\"\(escapeXML(link))\">" + row + "</a>" }
+            // A bar's link is for the pointer alone: inside `role="img"` a link has no name a screen reader
+            // could speak, and keyboards would stop at every bar of a chart whose page lists the same links.
+            if let link = bar.link { row = "<a href=\"\(escapeXML(link))\" tabindex=\"-1\" aria-hidden=\"true\">" + row + "</a>" }
             svg += row + "\n"
         }
         return svg + "</svg>"

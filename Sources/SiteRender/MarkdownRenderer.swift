@@ -32,8 +32,9 @@ public struct MarkdownRenderer: Sendable {
         // Not CMARK_OPT_SMART: GitHub keeps quotes and dashes as written (`--full` stays a flag, not an en dash).
         // Not CMARK_OPT_GITHUB_PRE_LANG: code blocks carry `class="language-python"`, which Prism and
         // highlight.js look for (CommonMark's form, as Hugo and Jekyll write it), not `<pre lang>`.
-        // Footnotes (`[^1]`) as GitHub renders them.
-        var options = CMARK_OPT_FOOTNOTES
+        // Footnotes (`[^1]`) as GitHub renders them. A table column's alignment as a style: HTML5 has no
+        // `align` attribute, and validators report every aligned cell.
+        var options = CMARK_OPT_FOOTNOTES | CMARK_OPT_TABLE_PREFER_STYLE_ATTRIBUTES
         if allowsRawHTML { options |= CMARK_OPT_UNSAFE }
         guard let parser = cmark_parser_new(options) else { return "" }
         defer { cmark_parser_free(parser) }

@@ -8,8 +8,10 @@ public enum HTMLLinks {
     private static let urlAttributes: Set<String> = ["href", "src", "poster", "cite", "action", "background"]
 
     /// `html` with every relative URL of a link attribute (`href`, `src`…) resolved against `base`; the rest
-    /// of the text, fragments (`#top`) and URLs with a scheme are left as they are.
-    public static func resolving(_ html: String, against base: URL) -> String {
+    /// of the text and URLs with a scheme are left as they are, and so are fragments (`#top`) unless
+    /// `fragments` says the HTML leaves its page (a feed sitegen writes: `#fn-1` is on the entry's page,
+    /// not the reader's).
+    public static func resolving(_ html: String, against base: URL, fragments: Bool = false) -> String {
         guard html.contains("=") else { return html }
         let bytes = Array(html.utf8)
         var output: [UInt8] = []
@@ -57,7 +59,7 @@ public enum HTMLLinks {
                 if quote != nil, index < bytes.count { index += 1 }
                 guard urlAttributes.contains(name) else { continue }
                 let value = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
-                guard let absolute = resolved(value, against: base) else { continue }
+                guard let absolute = resolved(value, against: base, fragments: fragments) else { continue }
                 output += bytes[copied..<valueStart]
                 output += Array(absolute.utf8)
                 copied = valueEnd
@@ -68,10 +70,11 @@ public enum HTMLLinks {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// `value` made absolute against `base`, or nil when it is absolute already, a fragment, empty, or no URL.
-    private static func resolved(_ value: String, against base: URL) -> String? {
+    /// `value` made absolute against `base`, or nil when it is absolute already, a fragment (unless
+    /// `fragments`), empty, or no URL.
+    private static func resolved(_ value: String, against base: URL, fragments: Bool) -> String? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
+        guard !trimmed.isEmpty, fragments || !trimmed.hasPrefix("#") else { return nil }
         // A scheme (`https:`, `mailto:`, `data:`) comes before any `/`, `?` or `#`.
         if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains(where: { "/?#".contains($0) }) { return nil }
         guard let url = URL(string: trimmed, relativeTo: base)?.absoluteURL, url.scheme != nil else { return nil }

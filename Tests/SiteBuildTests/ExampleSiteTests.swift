@@ -321,7 +321,8 @@ final class ExampleSiteTests: XCTestCase {
         let svg = try XCTUnwrap(index.range(of: "<svg").flatMap { start in index.range(of: "</svg>").map { String(index[start.lowerBound..<$0.upperBound]) } })
         let chart = try XMLDocument(xmlString: svg)
         XCTAssertEqual(try chart.nodes(forXPath: "//*[local-name()='rect']").count, 18, "a bar per state")
-        XCTAssertTrue(svg.contains(#"<a href="/states/ca/">"#))
+        // The list below has the same links: the chart's are for a pointer, out of the keyboard's way.
+        XCTAssertTrue(svg.contains(#"<a href="/states/ca/" tabindex="-1" aria-hidden="true">"#))
     }
 
     func testAMisspeltNameInATemplateFailsTheBuildAtItsLine() throws {
@@ -422,7 +423,7 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertThrowsError(try build()) { error in
             XCTAssertTrue("\(error)".contains("Templates/list.mustache:\(line):"), "\(error)")
             XCTAssertTrue("\(error)".contains("'pageCount' is not a value of list pages, so it would print nothing there; they have empty, feeds, "
-                + "items, listing, nav, pageTitle, pagination, section, site; 'pageCount' is inside 'pagination': {{pagination.pageCount}}"), "\(error)")
+                + "items, listing, nav, pageTitle, pageURL, pagination, section, site; 'pageCount' is inside 'pagination': {{pagination.pageCount}}"), "\(error)")
         }
         let detail = site.appendingPathComponent("Templates/detail.mustache")
         try text.write(to: list, atomically: true, encoding: .utf8)
@@ -457,8 +458,8 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(first.contains("<p>300 banks · page 1 of 15</p>"))
         XCTAssertTrue(first.contains(#"<a rel="next" href="/page/2/">"#))
         XCTAssertFalse(first.contains(#"rel="prev""#))
-        XCTAssertTrue(first.contains(#"<a href="/page/3/">3</a>"#) && first.contains(#"<span class="gap">…</span>"#)
-                      && first.contains(#"<a href="/page/15/">15</a>"#) && !first.contains(#"href="/page/9/""#),
+        XCTAssertTrue(first.contains(#"<a href="/page/3/" aria-label="Page 3">3</a>"#) && first.contains(#"<span class="gap">…</span>"#)
+                      && first.contains(#"<a href="/page/15/" aria-label="Page 15">15</a>"#) && !first.contains(#"href="/page/9/""#),
                       "page 1 links pages 2, 3 and the last, not every page")
         let second = try page("page/2/index.html")
         XCTAssertTrue(second.contains(#"<a rel="prev" href="/">"#))
@@ -491,13 +492,36 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertTrue(news.contains("<h1>Deposits &lt; $250,000 stay fully insured &amp; available, regulator says</h1>"))
     }
 
+    /// An HTML and accessibility review of the default theme: pages a validator and a screen reader accept.
+    func testTheDefaultThemeNamesEachPageAndItsLandmarks() throws {
+        _ = try build()
+        let second = try page("page/2/index.html")
+        XCTAssertTrue(second.contains(#"<link rel="canonical" href="https://failedbanks.example.org/page/2/">"#))
+        XCTAssertTrue(second.contains(#"<nav aria-label="Site">"#))
+        XCTAssertTrue(second.contains("<div class=\"scroll\">\n<table>"), "a wide table scrolls on its own, not the page")
+        // Three banks named Metro Bank: each page's title says which.
+        let metro = try page("banks/10170/index.html")
+        XCTAssertTrue(metro.contains("<title>Metro Bank, Reno, NV · Failed Bank Watch</title>"), metro)
+        XCTAssertTrue(metro.contains(#"<nav class="neighbours" aria-label="Neighbouring records">"#))
+        XCTAssertTrue(metro.contains(#"<time datetime="2018-08-22">22 August 2018</time>"#))
+        // A Markdown page: one h1 (its title), its description for search snippets.
+        let about = try page("about/index.html")
+        XCTAssertEqual(about.components(separatedBy: "<h1").count - 1, 1, about)
+        XCTAssertTrue(about.contains("<h1>About Failed Bank Watch</h1>"))
+        XCTAssertTrue(about.contains(#"<meta name="description" content="What this site lists, where the figures come from, and how often it changes.">"#))
+        let news = try page("news/index.html")
+        XCTAssertTrue(news.contains(#"<time datetime="2024-02-20T22:30:00Z">20 February 2024</time>"#), news)
+        // The 404 page answers at any address: it names none.
+        XCTAssertFalse(try page("404.html").contains("canonical"))
+    }
+
     func testDetailPagesLinkToTheirNeighboursInTheListingOrder() throws {
         _ = try build()
         let newest = try page("banks/17443/index.html")
         XCTAssertFalse(newest.contains(#"rel="prev""#))
-        XCTAssertTrue(newest.contains(#"<a rel="next" href="/banks/23917/">Capitol Bank →</a>"#))
+        XCTAssertTrue(newest.contains(#"<a rel="next" href="/banks/23917/">Capitol Bank <span aria-hidden="true">→</span></a>"#))
         let second = try page("banks/23917/index.html")
-        XCTAssertTrue(second.contains(#"<a rel="prev" href="/banks/17443/">← Farmers &amp; Merchants Bank of Long Beach</a>"#))
+        XCTAssertTrue(second.contains(#"<a rel="prev" href="/banks/17443/"><span aria-hidden="true">←</span> Farmers &amp; Merchants Bank of Long Beach</a>"#))
         XCTAssertTrue(second.contains("<dt>Certificate</dt><dd>23917</dd>"))
     }
 

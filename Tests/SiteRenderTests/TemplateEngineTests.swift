@@ -34,6 +34,8 @@ final class TemplateEngineTests: XCTestCase {
         return record
     }
 
+    /// Pages as the build makes them, except that a page value a helper takes (`absolute(pageURL)`) is a
+    /// `TemplateText`, as a record's field is: the reference knows helpers only through it.
     private func pageContexts() -> [String: [[String: Any]]] {
         let siteValues: [String: Any] = ["title": "Failed Bank Watch", "baseURL": "https://banks.example.org/", "basePath": "/"]
         let nav: [[String: Any]] = [["title": "Banks", "url": "/"], ["title": "By state", "url": "/states/"]]
@@ -54,7 +56,7 @@ final class TemplateEngineTests: XCTestCase {
         var listings: [[String: Any]] = []
         for (number, count, rows) in [(1, 1, 0), (1, 5, 20), (3, 5, 20), (5, 5, 7)] {
             var context: [String: Any] = [
-                "site": siteValues, "nav": nav, "pageTitle": "Banks — page \(number)", "listing": ["name": "home", "title": "Banks & <more>"],
+                "site": siteValues, "nav": nav, "pageTitle": "Banks — page \(number)", "pageURL": TemplateText(number == 1 ? "/" : "/page/\(number)/", site: site), "listing": ["name": "home", "title": "Banks & <more>"],
                 "items": Array(items.prefix(rows)), "empty": rows == 0, "pagination": pagination(number: number, count: count), "feeds": feeds,
             ]
             if number == 3 {
@@ -69,26 +71,30 @@ final class TemplateEngineTests: XCTestCase {
         ]
         let groups: [[String: Any]] = ["C", "T"].map { title in ["indexTitle": title, "sections": sections.filter { $0["indexTitle"] as! String == title }] }
         let index: [String: Any] = [
-            "site": siteValues, "nav": nav, "pageTitle": "By state", "listing": ["name": "states", "title": "By state"],
+            "site": siteValues, "nav": nav, "pageTitle": "By state", "pageURL": TemplateText("/states/", site: site), "listing": ["name": "states", "title": "By state"],
             "sections": sections, "groups": groups, "sectionCount": 3, "rowCount": 18,
             "chart": BarChart(title: "By state", bars: [.init(label: "CA", value: 11, link: "/states/ca/")]).svg(),
         ]
         let details: [[String: Any]] = [
-            ["site": siteValues, "nav": nav, "pageTitle": "Bank 1", "record": record(1), "title": "Bank 1 & <co>",
+            ["site": siteValues, "nav": nav, "pageTitle": "Bank 1", "pageURL": TemplateText("/banks/1/", site: site), "record": record(1), "title": "Bank 1 & <co>",
              "body": "<p>Closed &amp; sold.</p>\n", "prev": ["title": "Bank 0", "url": "/banks/0/"], "next": ["title": "Bank 2", "url": "/banks/2/"]],
             ["site": siteValues, "nav": nav, "pageTitle": "Bank 2", "record": record(2, acquirer: false), "title": "Bank 2"],
         ]
         let other: [[String: Any]] = [["site": siteValues, "nav": nav, "pageTitle": "Page not found", "body": "<p>About</p>"]]
-        return ["list": listings, "news": listings, "sections": [index], "detail": details, "404": other, "page": other]
+        let pages: [[String: Any]] = other + [[
+            "site": siteValues, "nav": nav, "pageTitle": "About", "pageURL": TemplateText("/about/", site: site), "title": "About", "body": "<p>About</p>",
+            "record": ["description": TemplateText("What \"this\" is & isn't", site: site)],
+        ]]
+        return ["list": listings, "news": listings, "sections": [index], "detail": details, "404": other, "page": pages]
     }
 
     /// What SiteConfig.templateNames lets a page lack, with the example's and the benchmark's fields.
     private let knownNames: Set<String> = [
-        "site", "title", "baseURL", "basePath", "nav", "url", "pageTitle", "listing", "name", "items", "empty",
+        "site", "title", "baseURL", "basePath", "nav", "url", "pageTitle", "pageURL", "listing", "name", "items", "empty",
         "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
         "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
         "groups", "sectionCount", "chart", "record", "body", "key", "city", "state", "acquirer", "cert", "closing_date", "fund",
-        "published", "author", "link", "summary", "date", "source_url", "tags",
+        "published", "author", "link", "summary", "date", "source_url", "tags", "description",
     ]
 
     func testEveryTemplateOfTheExampleAndTheBenchmarkRendersAsSwiftMustacheRendersIt() throws {
