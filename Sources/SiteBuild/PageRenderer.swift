@@ -143,11 +143,13 @@ struct PageRenderer {
         // A bool field is stored as 0 or 1, and printed as false or true: its sections are named so too.
         let sectionIsBool = collection.fields.contains { $0.name == listing.section && $0.type == .bool }
         for var info in controller.sections {
+            // The controller's index title is the title's first character, upper-cased, unless declared.
+            let declaredIndexTitle = info.indexTitle != info.displayTitle.first.map { String($0).uppercased() }
             if sectionIsBool, let shown = ["0": "false", "1": "true"][info.name] {
                 if info.displayTitle == info.name { info.displayTitle = shown }
-                if info.indexTitle == info.name.uppercased() { info.indexTitle = shown.prefix(1).uppercased() }
                 info.name = shown
             }
+            if !declaredIndexTitle { info.indexTitle = Self.indexLetter(of: info.displayTitle) }
             // Two values with the same slug ("CA", "ca") must not share pages: the later one is numbered. Its
             // address then depends on the sections before it, so the build says so.
             let named = PathPattern.shortened(Substring(slugify(info.name)))
@@ -878,6 +880,17 @@ extension PageRenderer {
         let names = ids.prefix(3).map { id in (try? database.fetchValue(sql, [.integer(id)]))?.stringValue ?? "#\(id)" }
         let more = ids.count > 3 ? " and \(ids.count - 3) more" : ""
         return (ids.count == 1 ? "row " : "rows ") + names.joined(separator: ", ") + more
+    }
+}
+
+extension PageRenderer {
+    /// The letter a section index files a section titled `title` under, as a printed index does: its first
+    /// letter without accents, upper-cased (`Évian` under E, `ß` under S), and `#` for a digit or a sign.
+    static func indexLetter(of title: String) -> String {
+        guard let first = title.first else { return "" }
+        let folded = String(first).folding(options: .diacriticInsensitive, locale: nil).uppercased()
+        guard let letter = folded.first, letter.isLetter else { return "#" }
+        return String(letter)
     }
 }
 

@@ -97,17 +97,44 @@ public enum MarkdownReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `text` as a table cell: on one line, its pipes escaped, and Markdown's own characters taken literally.
+    /// `text` as a table cell: on one line, its pipes escaped, and Markdown's own characters taken literally;
+    /// a web address as an autolink (`<https://…>`), where a backslash would be part of the address.
     public static func cell(_ text: String) -> String {
         var escaped = ""
+        var words = text.split(omittingEmptySubsequences: false) { $0 == " " || $0 == "\n" || $0 == "\r" }[...]
+        while let word = words.popFirst() {
+            if let (address, after) = webAddress(word) {
+                escaped += "<" + address.replacingOccurrences(of: "|", with: "\\|") + ">"
+                escapeCharacters(of: after, into: &escaped)
+            } else {
+                escapeCharacters(of: word, into: &escaped)
+            }
+            if !words.isEmpty { escaped.append(" ") }
+        }
+        return escaped
+    }
+
+    /// Appends `text` with every character GitHub's Markdown would take as syntax escaped: emphasis,
+    /// strikethrough (`~~`), code, links, HTML, headings, entities (`&amp;` stays as written) and math (`$`).
+    private static func escapeCharacters(of text: Substring, into escaped: inout String) {
         for character in text {
             switch character {
-            case "\n", "\r": escaped.append(" ")
-            case "|", "\\", "*", "_", "`", "[", "]", "<", ">", "#": escaped += "\\" + String(character)
+            case "|", "\\", "*", "_", "`", "[", "]", "<", ">", "#", "~", "&", "$": escaped += "\\" + String(character)
             default: escaped.append(character)
             }
         }
-        return escaped
+    }
+
+    /// A word that is a web address (`https://data.example.gov/raw_data/`), without the punctuation that
+    /// ends a sentence after it; nil for any other word.
+    private static func webAddress(_ word: Substring) -> (address: Substring, after: Substring)? {
+        guard word.hasPrefix("https://") || word.hasPrefix("http://"),
+              !word.contains(where: { $0 == "<" || $0 == ">" || $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } })
+        else { return nil }
+        var end = word.endIndex
+        while end > word.startIndex, ".,;:!?".contains(word[word.index(before: end)]) { end = word.index(before: end) }
+        guard word.distance(from: word.startIndex, to: end) > (word.hasPrefix("https://") ? 8 : 7) else { return nil }
+        return (word[..<end], word[end...])
     }
 
     /// A link whose text is `text` (escaped as a cell) and whose target is `url` (spaces and parentheses encoded).

@@ -106,13 +106,15 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         }
     }
 
-    /// `185500000` as `185,500,000`, `-1234.5` as `-1,234.5`; text that is not a number as it is.
+    /// `185500000` as `185,500,000`, `-1234.5` as `-1,234.5`; text that is not a number as it is, and so is
+    /// a code with leading zeros (`02134`, a ZIP code, is no quantity).
     static func groupedNumber(_ text: String) -> String {
         // Digits, a sign and a point only: `1e+20`, `inf` and `nan` are numbers to Double but have no groups.
         guard Double(text) != nil, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }) else { return text }
         let negative = text.hasPrefix("-")
         let unsigned = negative ? text.dropFirst() : Substring(text)
         let whole = unsigned.prefix { $0 != "." }
+        if whole.count > 1, whole.hasPrefix("0") { return text }
         let fraction = unsigned.dropFirst(whole.count)
         var grouped = ""
         for (index, digit) in whole.enumerated() {

@@ -3,7 +3,7 @@
 extension StringProtocol {
     /// The text without leading and trailing blanks: tabs and Unicode space separators (what
     /// `CharacterSet.whitespaces` holds), plus line ends when `newlines` is true.
-    func trimmingBlanks(newlines: Bool = false) -> Substring {
+    public func trimmingBlanks(newlines: Bool = false) -> Substring {
         let scalars = Substring(self).unicodeScalars
         func isBlank(_ scalar: Unicode.Scalar) -> Bool {
             switch scalar {

@@ -54,9 +54,10 @@ public struct CollectionSchema: Sendable, Hashable {
     /// A text that changes whenever the table must be rebuilt.
     var signature: String {
         // "items once": join tables list an item once per record since it was added (a store of an earlier
-        // build may hold a repeated item, so such a table is made again once).
+        // build may hold a repeated item, so such a table is made again once); "trimmed": items are stored
+        // without blanks around them and never empty, in every format.
         (columns.map { "\($0.name) \($0.type.rawValue)" } + ["index " + indexedColumns.joined(separator: ","), "origin " + origin]
-            + (listColumns.isEmpty ? [] : ["items once"]))
+            + (listColumns.isEmpty ? [] : ["items once, trimmed"]))
             .joined(separator: "; ")
     }
 

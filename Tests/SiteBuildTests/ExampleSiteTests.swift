@@ -314,7 +314,8 @@ final class ExampleSiteTests: XCTestCase {
         let california = try page("states/ca/index.md")
         XCTAssertTrue(california.contains("| Title | city | state | cert | acquirer | closing\\_date | fund |\n|---|---|---|---:|---|---|---:|\n"), california)
         XCTAssertEqual(california.components(separatedBy: "\n| [").count - 1, 11, "a row per California bank")
-        XCTAssertTrue(california.contains("[Farmers & Merchants Bank of Long Beach](https://failedbanks.example.org/banks/17443/)"))
+        XCTAssertTrue(california.contains("[Farmers \\& Merchants Bank of Long Beach](https://failedbanks.example.org/banks/17443/)"), california)
+        XCTAssertTrue(MarkdownRenderer().html(california).contains(">Farmers &amp; Merchants Bank of Long Beach</a>"), "the escaped & reads as &")
         // The report reads as a table where GitHub renders it.
         XCTAssertTrue(MarkdownRenderer().html(california).contains("<td><a href=\"https://failedbanks.example.org/banks/17443/\">"))
         let index = try page("states/index.html")

@@ -1020,6 +1020,36 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("reports/r1/index.html"), "West:1=Alpha,")
     }
 
+    /// A data review: front matter and JSON lists made a section named "" and let " data" take `data`'s address,
+    /// where CSV trimmed; and the index filed `Évian` after Z and every digit under its own heading.
+    func testListItemsAreTrimmedInEveryFormatAndTheIndexFilesSectionsByTheirLetter() throws {
+        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "fields: {id: text, name: text}", with: "fields: {id: text, name: text, tags: list}")
+            .replacingOccurrences(of: "listings:\n", with: """
+            listings:
+              bytag: {from: people, taxonomy: tags, sort: [name], path: "/t/{section}/", template: tagged}
+
+            """)
+        try write("sitegen.yml", config)
+        try write("data/people.ndjson", """
+            {"id": "p1", "name": "Ann", "tags": ["data", " data", "", "Évian"]}
+            {"id": "p2", "name": "Bo", "tags": ["data ", "1st Ward", "Zug", "straße", "eschen"]}
+
+            """)
+        try "{{section.title}}:{{#items}}{{name}}{{/items}}".write(to: site.appendingPathComponent("Templates/tagged.mustache"), atomically: true, encoding: .utf8)
+        try "{{#groups}}{{indexTitle}}[{{#sections}}{{name}}={{count}}@{{url}};{{/sections}}]{{/groups}}".write(
+            to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        func page(_ path: String) throws -> String {
+            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
+        }
+        XCTAssertEqual(try page("t/index.html"),
+                       "#[1st Ward=1@/t/1st-ward/;]D[data=2@/t/data/;]E[eschen=1@/t/eschen/;Évian=1@/t/evian/;]S[straße=1@/t/strasse/;]Z[Zug=1@/t/zug/;]")
+        XCTAssertEqual(try page("t/data/index.html"), "data:AnnBo", "one section for data, whatever blanks were around it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/t/untitled").path), "no section for a blank item")
+    }
+
     func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")

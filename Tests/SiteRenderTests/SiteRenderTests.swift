@@ -4,6 +4,18 @@ import TestSupport
 import XCTest
 
 final class MarkdownRendererTests: XCTestCase {
+    /// A report cell renders on GitHub as the text it holds: an address stays a working link, and marks
+    /// Markdown would read (strikethrough, entities, math) stay characters.
+    func testAReportCellRendersAsTheTextItHoldsAndItsWebAddressesAsLinks() {
+        let cells = ["See https://data.example.gov/raw_data/file_v2.csv.", "~~draft~~ R&amp;D for $5 and $10", "a|b http://x.org/a|b"]
+        let table = MarkdownReport.table(headers: ["text"], rows: cells.map { [MarkdownReport.cell($0)] })
+        let html = MarkdownRenderer().html(table)
+        XCTAssertTrue(html.contains(#"<td>See <a href="https://data.example.gov/raw_data/file_v2.csv">https://data.example.gov/raw_data/file_v2.csv</a>.</td>"#), html)
+        XCTAssertTrue(html.contains("<td>~~draft~~ R&amp;amp;D for $5 and $10</td>"), html)
+        XCTAssertTrue(html.contains(#"<td>a|b <a href="http://x.org/a%7Cb">http://x.org/a|b</a></td>"#), html)
+        XCTAssertEqual(MarkdownReport.cell("line\nbreak https://"), "line break https://", "too short to be an address")
+    }
+
     func testABarChartCutsALabelTooWideForItsRoomAndShowsItWholeOnHover() {
         let long = "Federal Reserve Bank of Saint Louis Eighth District"
         let svg = BarChart(title: "By district", bars: [.init(label: "CA", value: 3), .init(label: long, value: 5),
@@ -246,6 +258,9 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(TemplateText.excerpt("about ~30 °C", limit: 160), "about ~30 °C", "a lone tilde is text")
         XCTAssertEqual(TemplateText.groupedNumber("1e+20"), "1e+20", "no groups in an exponent")
         XCTAssertEqual(TemplateText.groupedNumber("1234567.25"), "1,234,567.25")
+        XCTAssertEqual(TemplateText.groupedNumber("02134"), "02134", "a ZIP code is no quantity")
+        XCTAssertEqual(TemplateText.groupedNumber("-00501"), "-00501")
+        XCTAssertEqual(TemplateText.groupedNumber("0.25"), "0.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
             + "<h2 id=\"hi\">Hi</h2>\n<p><em>a</em> <!-- raw HTML omitted -->b<!-- raw HTML omitted --></p>\n|"
             + "https://x.org/sub/banks/1/|&quot;say \\&quot;hi\\&quot; \\u0026 go&quot;|say &amp;quot;hi&amp;quot; &amp;amp; go|"
