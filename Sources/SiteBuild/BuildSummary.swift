@@ -27,7 +27,8 @@ public struct BuildSummary: Sendable {
     public var rendered: [RenderedPage] = []
     /// Pages kept from the last build without rendering (with their feeds and Markdown twins): their inputs had not changed.
     public var pagesKept = 0
-    /// Files written (or, in a dry run, that would be) because their bytes changed, sorted.
+    /// Files written (or, in a dry run, that would be) because their bytes changed, in no particular order
+    /// (the plan and the report sort them: a first build's 120,000 were sorted for no reader).
     public var writtenPaths: [String] = []
     /// Files deleted (or that would be), sorted.
     public var deletedPaths: [String] = []
@@ -69,7 +70,7 @@ public struct BuildSummary: Sendable {
     public var plan: String {
         // A page by its address on the site (`/`, `/banks/ca/page/3/`), which is what a reader would open.
         var lines = rendered.map { "render /\($0.path.hasSuffix("index.html") ? String($0.path.dropLast("index.html".count)) : $0.path) — \($0.reason)" }
-        lines += writtenPaths.map { "write  \($0)" }
+        lines += writtenPaths.sorted().map { "write  \($0)" }
         lines += deletedPaths.map { "delete \($0)" }
         return lines.joined(separator: "\n")
     }
@@ -90,7 +91,7 @@ public struct BuildSummary: Sendable {
             var stages: [String: Double]
         }
         let report = Report(
-            dryRun: dryRun, succeeded: succeeded, rendered: rendered, kept: pagesKept, written: writtenPaths, unchanged: pagesUnchanged,
+            dryRun: dryRun, succeeded: succeeded, rendered: rendered, kept: pagesKept, written: writtenPaths.sorted(), unchanged: pagesUnchanged,
             deleted: deletedPaths, deltas: deltas, rows: ["inserted": rowsInserted, "updated": rowsUpdated, "deleted": rowsDeleted],
             problems: problems.map(\.description) + (stoppedBy.map { [$0] } ?? []), stages: Dictionary(stageSeconds.map { ($0.stage, $0.seconds) }) { $1 })
         let encoder = JSONEncoder()

@@ -10,11 +10,6 @@ import SiteStore
 /// is not rebuilt, only its changed and removed entries are written.
 final class RenderPlan: @unchecked Sendable {
     /// A page rendered (or, in a dry run, that would be) and why.
-    struct Rendered: Sendable {
-        var path: String
-        var reason: String
-    }
-
     /// Why every page is rendered, when it is (no manifest, an interrupted build, `--full`).
     let renderAllReason: String?
     private let paths: [String]
@@ -26,7 +21,7 @@ final class RenderPlan: @unchecked Sendable {
     private let lock = NSLock()
     private var seen: [Bool]
     private var changed: [String: PageRecord] = [:]
-    private var renderedUnits: [Rendered] = []
+    private var renderedUnits: [BuildSummary.RenderedPage] = []
     private var keptPages = 0
     private var collisionNotes: [String] = []
     private var collidingPairs = Set<String>()
@@ -189,7 +184,7 @@ final class RenderPlan: @unchecked Sendable {
         entry.inputs = inputs
         lock.lock()
         defer { lock.unlock() }
-        renderedUnits.append(Rendered(path: paths[0], reason: reason))
+        renderedUnits.append(BuildSummary.RenderedPage(path: paths[0], reason: reason))
         for path in paths {
             changed[path] = entry
             if let slot = index[path] { seen[slot] = true } else { addedFiles += 1 }
@@ -221,17 +216,20 @@ final class RenderPlan: @unchecked Sendable {
     }
 
     /// The pages rendered, with their reasons, in the order they were planned.
-    var rendered: [Rendered] { lock.withLock { renderedUnits } }
+    var rendered: [BuildSummary.RenderedPage] { lock.withLock { renderedUnits } }
     /// How many pages were kept without rendering.
     var kept: Int { lock.withLock { keptPages } }
 
     /// What the build changes in the manifest: the entries rendered (with the hashes of the files written,
     /// or that would be, from `hashes`) or kept with new inputs, and the paths no page claims any more.
+    /// Asked once, when every page is planned and written: the plan hands its entries over.
     func manifestChanges(hashes: [String: Int64]) -> (changed: [String: PageRecord], removed: [String]) {
         lock.withLock {
+            // Taken, not copied: a first build's 120,000 entries were copied whole at the first hash set.
             var result = changed
+            changed = [:]
             for (path, hash) in hashes {
-                if result[path] != nil { result[path]!.hash = hash } else { result[path] = PageRecord(inputs: nil, hash: hash) }
+                if let entry = result.index(forKey: path) { result.values[entry].hash = hash } else { result[path] = PageRecord(inputs: nil, hash: hash) }
             }
             let removed = seen.indices.filter { !seen[$0] && result[paths[$0]] == nil }.map { paths[$0] }.sorted()
             return (result, removed)

@@ -215,9 +215,9 @@ public struct SiteBuilder {
         // The manifest names every file there now (in a dry run, the store's changes are taken back).
         if !options.dryRun { newFiles.clear() }
         writer.spares?.trim()
-        summary.rendered = plan.rendered.map { BuildSummary.RenderedPage(path: $0.path, reason: $0.reason) }
+        summary.rendered = plan.rendered
         summary.pagesKept = plan.kept
-        summary.writtenPaths = writer.changed.sorted()
+        summary.writtenPaths = writer.changed
         summary.pagesDeleted = summary.deletedPaths.count
         summary.pagesWritten = writer.written
         summary.pagesUnchanged = writer.unchanged
