@@ -37,6 +37,8 @@ public final class SiteStore {
             // Mapped pages count as resident memory (decisions.md 15).
             try database.execute("PRAGMA mmap_size = \(Self.mappedBytes)")
         }
+        // The page manifest is one tree keyed by path (WITHOUT ROWID), where a first build of 120,000 pages
+        // inserted into a table and its index on path alike; stores made before keep theirs, read the same way.
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS sitegen_collections (name TEXT PRIMARY KEY, signature TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_sources (
@@ -47,7 +49,8 @@ public final class SiteStore {
             CREATE TABLE IF NOT EXISTS sitegen_folder_files (folder TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (folder, path)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS sitegen_pages (
                 path TEXT PRIMARY KEY, settings INTEGER, template INTEGER, data INTEGER, content INTEGER, hash INTEGER NOT NULL,
-                owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL);
+                owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL)
+                WITHOUT ROWID;
             """)
         // Stores from before the page manifest list their files without inputs: the next build renders
         // every page and still deletes the files no page claims.
