@@ -95,14 +95,26 @@ public struct TemplateText: CustomStringConvertible, Sendable {
     private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
                                      "September", "October", "November", "December"]
 
-    /// `2024-02-20` (or `2024-02-20T…`) as `20 February 2024`, `February 2024` or `2024`; other text as it is.
+    /// `2024-02-20` (or `2024-02-20T…`) as `20 February 2024`, `February 2024` or `2024`; other text, and a
+    /// day no calendar has (`2024-02-30`), as it is.
     static func calendarText(_ text: String, style: String) -> String {
-        let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, text.count >= 10, (1...12).contains(parts[1]) else { return text }
+        let parts = text.prefix(10).split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 3, text.count >= 10, let year = parts[0], let month = parts[1], let day = parts[2], (1...12).contains(month),
+              day >= 1, day <= daysIn(month: month, year: year)
+        else { return text }
         switch style {
-        case "year": return String(parts[0])
-        case "month": return "\(monthNames[parts[1] - 1]) \(parts[0])"
-        default: return "\(parts[2]) \(monthNames[parts[1] - 1]) \(parts[0])"
+        case "year": return String(year)
+        case "month": return "\(monthNames[month - 1]) \(year)"
+        default: return "\(day) \(monthNames[month - 1]) \(year)"
+        }
+    }
+
+    /// The days of `month` (1–12) in `year`, leap years' February 29 included.
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
         }
     }
 

@@ -259,6 +259,10 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(TemplateText.groupedNumber("1e+20"), "1e+20", "no groups in an exponent")
         XCTAssertEqual(TemplateText.groupedNumber("1234567.25"), "1,234,567.25")
         XCTAssertEqual(TemplateText.groupedNumber("02134"), "02134", "a ZIP code is no quantity")
+        XCTAssertEqual(TemplateText.calendarText("2024-02-29", style: "date"), "29 February 2024")
+        XCTAssertEqual(TemplateText.calendarText("2023-02-29", style: "date"), "2023-02-29", "no such day: as written")
+        XCTAssertEqual(TemplateText.calendarText("2024-04-31T10:00:00Z", style: "year"), "2024-04-31T10:00:00Z")
+        XCTAssertEqual(TemplateText.calendarText("03/04/2024", style: "year"), "03/04/2024", "a text field's other forms are as written")
         XCTAssertEqual(TemplateText.groupedNumber("-00501"), "-00501")
         XCTAssertEqual(TemplateText.groupedNumber("0.25"), "0.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
