@@ -17,7 +17,7 @@ public struct SourceInspector {
     public func parse(_ path: String) -> (report: JSONValue, usable: Bool) {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
         let display = path
-        let collection = declaringCollection(of: url)
+        let (collection, configProblem) = declaringCollection(of: url)
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
             return (.object([("file", .string(display)), ("warnings", .array([])),
@@ -35,7 +35,7 @@ public struct SourceInspector {
                 case (.json, let collection?): source = JSONRecordSource(url: url, displayName: display, layout: .array, key: collection.key!, fields: collection.fields)
                 case (.ndjson, let collection?): source = JSONRecordSource(url: url, displayName: display, layout: .lines, key: collection.key!, fields: collection.fields)
                 case (.markdown, let collection?): source = MarkdownSource(url: url, displayName: display, fields: collection.fields)
-                default: return try untypedReport(url, kind: kind, display: display)
+                default: return try untypedReport(url, kind: kind, display: display, configProblem: configProblem)
                 }
                 let result = try source.read()
                 return (recordsReport(kind: kind.rawValue, collection: collection?.name, result: result), true)
@@ -121,8 +121,11 @@ public struct SourceInspector {
         ])
     }
 
-    /// A record file no collection declares: its rows as they are, every value as text.
-    private func untypedReport(_ url: URL, kind: CollectionConfig.Kind, display: String) throws -> (report: JSONValue, usable: Bool) {
+    /// A record file no collection declares (or whose `sitegen.yml` could not be read, which `configProblem`
+    /// says): its rows as they are, every value as text.
+    private func untypedReport(_ url: URL, kind: CollectionConfig.Kind, display: String, configProblem: SourceError?) throws
+        -> (report: JSONValue, usable: Bool)
+    {
         var rows: [JSONValue] = []
         switch kind {
         case .csv:
@@ -160,7 +163,7 @@ public struct SourceInspector {
             break
         }
         return (.object([("kind", .string(kind.rawValue)), ("collection", .null), ("rows", .array(rows)),
-                         ("warnings", .array([])), ("errors", .array([]))]), true)
+                         ("warnings", .array(configProblem.map { [problem($0)] } ?? [])), ("errors", .array([]))]), true)
     }
 
     private func problem(_ error: SourceError) -> JSONValue {
@@ -191,14 +194,23 @@ public struct SourceInspector {
 
     // MARK: Finding the file's collection
 
-    private func declaringCollection(of url: URL) -> CollectionConfig? {
-        guard let config = try? SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml") else { return nil }
-        let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
-        guard url.path.hasPrefix(rootPath) else { return nil }
-        let relative = String(url.path.dropFirst(rootPath.count))
-        return config.collections.first { collection in
-            collection.sources.contains { SourceGlob(pattern: $0).files(under: root).contains(relative) }
+    /// The collection whose sources include `url`, or why none could be known: a `sitegen.yml` that is
+    /// there but cannot be read types no file, and the file's rows are shown as text with that said.
+    private func declaringCollection(of url: URL) -> (collection: CollectionConfig?, configProblem: SourceError?) {
+        let configURL = root.appendingPathComponent("sitegen.yml")
+        let config: SiteConfig
+        do {
+            config = try SiteConfig(contentsOf: configURL, displayName: "sitegen.yml")
+        } catch {
+            guard FileManager.default.fileExists(atPath: configURL.path) else { return (nil, nil) }
+            return (nil, SourceError(file: url.lastPathComponent, reason: "shown untyped (every value as text): sitegen.yml has an error: \(error)"))
         }
+        let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
+        guard url.path.hasPrefix(rootPath) else { return (nil, nil) }
+        let relative = String(url.path.dropFirst(rootPath.count))
+        return (config.collections.first { collection in
+            collection.sources.contains { SourceGlob(pattern: $0).files(under: root).contains(relative) }
+        }, nil)
     }
 
     /// The kind a file's name (and, for `.json`, its first character) suggests.

@@ -268,6 +268,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(folderGiven.stderr, "error: .: is a folder; pass one source file\n")
     }
 
+    /// With a broken sitegen.yml, `parse` showed a CSV untyped as if no collection declared it, and said nothing.
+    func testParseSaysAFileIsUntypedWhenTheConfigurationHasAnError() throws {
+        let folder = try temporaryFolder()
+        try "title: x\ncollections:\n  a:\n    kind: spreadsheet\n".write(to: folder.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
+        try "cert,closed\n1,2024-02-30\n".write(to: folder.appendingPathComponent("z.csv"), atomically: true, encoding: .utf8)
+        let result = try run(["parse", "z.csv"], in: folder)
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stdout, "z.csv: csv, 1 rows\n")
+        XCTAssertEqual(result.stderr, "warning: z.csv: shown untyped (every value as text): sitegen.yml has an error: "
+                       + "sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n")
+    }
+
     func testSourcesListsEachCollectionsFilesAndDumpsRows() throws {
         let folder = try temporaryFolder()
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("Templates"), withIntermediateDirectories: true)
