@@ -35,9 +35,7 @@ struct PageRenderer {
     /// The menu every page shows: each listing, then the pages of the Markdown collections no listing
     /// lists (an about page belongs in the menu; a hundred thousand listed records do not), by key.
     func navigation() throws -> [[String: Any]] {
-        var items: [[String: Any]] = config.listings.map {
-            ["title": $0.title, "url": config.basePath + ($0.indexPath ?? $0.path).drop { $0 == "/" }]
-        }
+        var items: [[String: Any]] = config.listings.map { ["title": $0.title, "url": navigationURL(of: $0), "current": false] }
         let listed = Set(config.listings.map(\.from))
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil && !listed.contains(collection.name) {
             let presenter = RecordPresenter(collection: collection, config: config)
@@ -45,10 +43,26 @@ struct PageRenderer {
             let controller = try ResultsController(database: database, request: request)
             try controller.performFetch()
             for row in try controller.objects(in: 0..<controller.fetchedIDs.count) {
-                if let path = presenter.detailPath(row) { items.append(["title": presenter.title(row), "url": presenter.url(path)]) }
+                if let path = presenter.detailPath(row) { items.append(["title": presenter.title(row), "url": presenter.url(path), "current": false]) }
             }
         }
         return items
+    }
+
+    /// Where the menu takes a reader for `listing`: its section index, or its first page.
+    private func navigationURL(of listing: ListingConfig) -> String {
+        config.basePath + (listing.indexPath ?? listing.path).drop { $0 == "/" }
+    }
+
+    /// `navigation` with `current` true on the entry at `url` (the listing a page is one of, or the page),
+    /// for a theme to mark where the reader is (`aria-current`).
+    static func marking(_ navigation: [[String: Any]], current url: String) -> [[String: Any]] {
+        navigation.map { item in
+            guard item["url"] as? String == url else { return item }
+            var marked = item
+            marked["current"] = true
+            return marked
+        }
     }
 
     /// Before any page is rendered, prepares each listing's query: a `where` SQLite rejects is an error at
@@ -110,6 +124,7 @@ struct PageRenderer {
     /// Writes the pages of `listing` whose inputs changed (page 1 at its path, page N at `path/page/N/`);
     /// returns the delta its controller reported. Sections whose names make one slug are told in `warnings`.
     func renderListing(_ listing: ListingConfig, navigation: [[String: Any]], warnings: inout [SourceError]) throws -> BuildSummary.ListingDelta {
+        let navigation = Self.marking(navigation, current: navigationURL(of: listing))
         let collection = config.collection(named: listing.from)!
         let presenter = RecordPresenter(collection: collection, config: config)
         let (request, recordRow) = listingRequest(listing)
@@ -358,6 +373,10 @@ struct PageRenderer {
     /// primary listing's order, the first listing of it); returns the records whose page path collided
     /// with another's, and the delta of its controller.
     func renderDetails(of collection: CollectionConfig, navigation: [[String: Any]]) throws -> ([SourceError], BuildSummary.ListingDelta?) {
+        // A page the menu lists (a Markdown page no listing lists) is its current entry.
+        let navigationOnPage = Dictionary(navigation.compactMap { item in
+            (item["url"] as? String).map { ($0, Self.marking(navigation, current: $0)) }
+        }) { first, _ in first }
         guard let detail = collection.detail else { return ([], nil) }
         let presenter = RecordPresenter(collection: collection, config: config)
         let primary = config.listings.first { $0.from == collection.name && $0.taxonomy == nil }
@@ -464,7 +483,8 @@ struct PageRenderer {
             let next = offset + 1 < count ? try link(offset + 1) : nil
             try write(detail.template, .detail, path: path) {
                 var context: [String: Any] = [
-                    "site": site, "nav": navigation, "pageTitle": presenter.title(row), "pageURL": presenter.url(path),
+                    "site": site, "nav": navigationOnPage[presenter.url(path)] ?? navigation, "pageTitle": presenter.title(row),
+                    "pageURL": presenter.url(path),
                     "record": presenter.context(row, related: related), "title": presenter.title(row),
                 ]
                 if let field = detail.bodyField, let text = row[field]?.stringValue {

@@ -498,7 +498,8 @@ final class ExampleSiteTests: XCTestCase {
         _ = try build()
         let second = try page("page/2/index.html")
         XCTAssertTrue(second.contains(#"<link rel="canonical" href="https://failedbanks.example.org/page/2/">"#))
-        XCTAssertTrue(second.contains(#"<nav aria-label="Site">"#))
+        XCTAssertTrue(second.contains(#"<nav aria-label="Site"><a href="/" aria-current="page">Failed banks, newest first</a><a href="/states/">"#),
+                      "the menu marks the listing a page is one of")
         XCTAssertTrue(second.contains("<div class=\"scroll\">\n<table>"), "a wide table scrolls on its own, not the page")
         // Three banks named Metro Bank: each page's title says which.
         let metro = try page("banks/10170/index.html")
@@ -509,6 +510,9 @@ final class ExampleSiteTests: XCTestCase {
         let about = try page("about/index.html")
         XCTAssertEqual(about.components(separatedBy: "<h1").count - 1, 1, about)
         XCTAssertTrue(about.contains("<h1>About Failed Bank Watch</h1>"))
+        XCTAssertTrue(about.contains(#"<a href="/about/" aria-current="page">"#) && about.components(separatedBy: "aria-current").count == 2)
+        XCTAssertFalse(metro.contains(#"aria-current"#), "a record's page is none of the menu's")
+        XCTAssertTrue(try page("states/ca/index.html").contains(#"<a href="/states/" aria-current="page">"#), "a section's pages are its listing's")
         XCTAssertTrue(about.contains(#"<meta name="description" content="What this site lists, where the figures come from, and how often it changes.">"#))
         let news = try page("news/index.html")
         XCTAssertTrue(news.contains(#"<time datetime="2024-02-20T22:30:00Z">20 February 2024</time>"#), news)
