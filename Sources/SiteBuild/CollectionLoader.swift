@@ -675,9 +675,10 @@ struct CollectionLoader {
             case .real(let number): hash.combine("r\(number)"); return .real(number)
             case .bool(let flag): hash.combine(flag ? "b1" : "b0"); return .integer(flag ? 1 : 0)
             case .list(let listed):
-                // Every format's items as CSV's are: trimmed, and a blank one is no item (front matter's
-                // `tags: [data, " data", ""]` made a section named "" and took `data`'s address from it).
-                let items = listed.map { String($0.trimmingBlanks(newlines: true)) }.filter { !$0.isEmpty }
+                // Every format's items are trimmed, a blank one is no item, and an item is listed once (front
+                // matter's `tags: [data, " data", ""]` made a section named "" and took `data`'s address from it).
+                var seen = Set<String>()
+                let items = listed.map { String($0.trimmingBlanks(newlines: true)) }.filter { !$0.isEmpty && seen.insert($0).inserted }
                 hash.combine("l\(items.count)")
                 items.forEach { hash.combine($0) }
                 lists[column.name] = items

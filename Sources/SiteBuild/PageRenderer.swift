@@ -158,13 +158,13 @@ struct PageRenderer {
         // A bool field is stored as 0 or 1, and printed as false or true: its sections are named so too.
         let sectionIsBool = collection.fields.contains { $0.name == listing.section && $0.type == .bool }
         for var info in controller.sections {
-            // The controller's index title is the title's first character, upper-cased, unless declared.
-            let declaredIndexTitle = info.indexTitle != info.displayTitle.first.map { String($0).uppercased() }
             if sectionIsBool, let shown = ["0": "false", "1": "true"][info.name] {
                 if info.displayTitle == info.name { info.displayTitle = shown }
                 info.name = shown
             }
-            if !declaredIndexTitle { info.indexTitle = Self.indexLetter(of: info.displayTitle) }
+            // A site's index files a section by its letter as a reader looks it up (the controller's own
+            // index title is the title's first character, upper-cased, as Core Data's is).
+            info.indexTitle = Self.indexLetter(of: info.displayTitle)
             // Two values with the same slug ("CA", "ca") must not share pages: the later one is numbered. Its
             // address then depends on the sections before it, so the build says so.
             let named = PathPattern.shortened(Substring(slugify(info.name)))

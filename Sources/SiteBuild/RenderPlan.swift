@@ -9,7 +9,6 @@ import SiteStore
 /// pages whose inputs changed are read and rendered. A kept page costs a mark in a bit array: the manifest
 /// is not rebuilt, only its changed and removed entries are written.
 final class RenderPlan: @unchecked Sendable {
-    /// A page rendered (or, in a dry run, that would be) and why.
     /// Why every page is rendered, when it is (no manifest, an interrupted build, `--full`).
     let renderAllReason: String?
     private let paths: [String]
@@ -223,7 +222,7 @@ final class RenderPlan: @unchecked Sendable {
     /// What the build changes in the manifest: the entries rendered (with the hashes of the files written,
     /// or that would be, from `hashes`) or kept with new inputs, and the paths no page claims any more.
     /// Asked once, when every page is planned and written: the plan hands its entries over.
-    func manifestChanges(hashes: [String: Int64]) -> (changed: [String: PageRecord], removed: [String]) {
+    func takeManifestChanges(hashes: [String: Int64]) -> (changed: [String: PageRecord], removed: [String]) {
         lock.withLock {
             // Taken, not copied: a first build's 120,000 entries were copied whole at the first hash set.
             var result = changed

@@ -201,7 +201,7 @@ public struct SiteBuilder {
 
         // The snapshots are saved before this connection writes the manifest: one writer at a time.
         cacheWriter?.finish()
-        let (changed, removed) = plan.manifestChanges(hashes: writer.manifest)
+        let (changed, removed) = plan.takeManifestChanges(hashes: writer.manifest)
         // After an interrupted build every page was rendered, so the writer knows every file there should be.
         let removedHere = Set(removed)
         let stale = removed + leftHere.filter { writer.manifest[$0] == nil && !removedHere.contains($0) }

@@ -99,11 +99,15 @@ public enum MarkdownReport {
 
     /// `text` as a table cell: on one line, its pipes escaped, and Markdown's own characters taken literally;
     /// a web address as an autolink (`<https://…>`), where a backslash would be part of the address.
-    public static func cell(_ text: String) -> String {
+    public static func cell(_ text: String) -> String { cell(text, autolinks: true) }
+
+    /// `text` as a cell, its web addresses autolinks unless it is a link's text (a link holds no link).
+    private static func cell(_ text: String, autolinks: Bool) -> String {
         var escaped = ""
-        var words = text.split(omittingEmptySubsequences: false) { $0 == " " || $0 == "\n" || $0 == "\r" }[...]
+        var words = text.split(omittingEmptySubsequences: false) { $0 == " " || $0.isNewline }[...]
         while let word = words.popFirst() {
-            if let (address, after) = webAddress(word) {
+            if autolinks, let (before, address, after) = webAddress(in: word) {
+                escapeCharacters(of: before, into: &escaped)
                 escaped += "<" + address.replacingOccurrences(of: "|", with: "\\|") + ">"
                 escapeCharacters(of: after, into: &escaped)
             } else {
@@ -125,22 +129,30 @@ public enum MarkdownReport {
         }
     }
 
-    /// A word that is a web address (`https://data.example.gov/raw_data/`), without the punctuation that
-    /// ends a sentence after it; nil for any other word.
-    private static func webAddress(_ word: Substring) -> (address: Substring, after: Substring)? {
-        guard word.hasPrefix("https://") || word.hasPrefix("http://"),
-              !word.contains(where: { $0 == "<" || $0 == ">" || $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } })
+    /// The web address a word holds (`https://data.example.gov/raw_data/`), apart from the brackets and
+    /// punctuation of the sentence around it (`(see https://x.org/a_b).`), as GitHub finds one; nil when the
+    /// word holds none.
+    private static func webAddress(in word: Substring) -> (before: Substring, address: Substring, after: Substring)? {
+        let start = word.firstIndex { $0 != "(" } ?? word.endIndex
+        let rest = word[start...]
+        guard rest.hasPrefix("https://") || rest.hasPrefix("http://"),
+              !rest.contains(where: { $0 == "<" || $0 == ">" || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } })
         else { return nil }
-        var end = word.endIndex
-        while end > word.startIndex, ".,;:!?".contains(word[word.index(before: end)]) { end = word.index(before: end) }
-        guard word.distance(from: word.startIndex, to: end) > (word.hasPrefix("https://") ? 8 : 7) else { return nil }
-        return (word[..<end], word[end...])
+        var end = rest.endIndex
+        while end > rest.startIndex {
+            let last = rest[rest.index(before: end)]
+            let unbalanced = last == ")" && rest[..<end].filter { $0 == ")" }.count > rest[..<end].filter { $0 == "(" }.count
+            guard ".,;:!?".contains(last) || unbalanced else { break }
+            end = rest.index(before: end)
+        }
+        guard rest.distance(from: rest.startIndex, to: end) > (rest.hasPrefix("https://") ? 8 : 7) else { return nil }
+        return (word[..<start], rest[..<end], rest[end...])
     }
 
     /// A link whose text is `text` (escaped as a cell) and whose target is `url` (spaces and parentheses encoded).
     public static func link(_ text: String, _ url: String) -> String {
         let target = url.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "(", with: "%28")
             .replacingOccurrences(of: ")", with: "%29")
-        return "[\(cell(text))](\(target))"
+        return "[\(cell(text, autolinks: false))](\(target))"
     }
 }

@@ -1032,7 +1032,7 @@ final class LoadingTests: XCTestCase {
             """)
         try write("sitegen.yml", config)
         try write("data/people.ndjson", """
-            {"id": "p1", "name": "Ann", "tags": ["data", " data", "", "Évian"]}
+            {"id": "p1", "name": "Ann", "tags": ["data", " data", "", "Évian", "data\\n"]}
             {"id": "p2", "name": "Bo", "tags": ["data ", "1st Ward", "Zug", "straße", "eschen"]}
 
             """)
@@ -1047,6 +1047,10 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("t/index.html"),
                        "#[1st Ward=1@/t/1st-ward/;]D[data=2@/t/data/;]E[eschen=1@/t/eschen/;Évian=1@/t/evian/;]S[straße=1@/t/strasse/;]Z[Zug=1@/t/zug/;]")
         XCTAssertEqual(try page("t/data/index.html"), "data:AnnBo", "one section for data, whatever blanks were around it")
+        try "{{#items}}{{name}}={{#tags}}[{{.}}]{{/tags}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        try write("sitegen.yml", config + "\n  everyone: {from: people, sort: [name], path: /people/}\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try page("people/index.html"), "Ann=[data][Évian];Bo=[data][1st Ward][Zug][straße][eschen];", "each item once, as the join table lists it")
         XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/t/untitled").path), "no section for a blank item")
     }
 

@@ -14,6 +14,13 @@ final class MarkdownRendererTests: XCTestCase {
         XCTAssertTrue(html.contains("<td>~~draft~~ R&amp;amp;D for $5 and $10</td>"), html)
         XCTAssertTrue(html.contains(#"<td>a|b <a href="http://x.org/a%7Cb">http://x.org/a|b</a></td>"#), html)
         XCTAssertEqual(MarkdownReport.cell("line\nbreak https://"), "line break https://", "too short to be an address")
+        XCTAssertEqual(MarkdownReport.cell("a\r\nb"), "a b", "a Windows line end keeps the row on one line")
+        XCTAssertEqual(MarkdownReport.cell("(see https://x.org/raw_data/a_(b)_c)."), #"(see <https://x.org/raw_data/a_(b)_c>)."#,
+                       "the sentence's brackets stay out of the address, its own stay in")
+        // A link's text holds no link: a record titled by its address links to its page.
+        let link = MarkdownReport.link("https://x.org/a_b", "https://m.example.org/things/g/")
+        XCTAssertEqual(link, #"[https://x.org/a\_b](https://m.example.org/things/g/)"#)
+        XCTAssertTrue(MarkdownRenderer().html(link).contains(#"<a href="https://m.example.org/things/g/">https://x.org/a_b</a>"#))
     }
 
     func testABarChartCutsALabelTooWideForItsRoomAndShowsItWholeOnHover() {
