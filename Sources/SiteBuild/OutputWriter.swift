@@ -50,8 +50,18 @@ final class OutputWriter: @unchecked Sendable {
 
     /// Writes `contents` to `path` (relative, e.g. `banks/10538/index.html`) unless the file already holds exactly it.
     func write(_ contents: String, to path: String) throws {
-        let data = Data(contents.utf8)
-        let hash = ContentHash.of(contents)
+        try write(Data(contents.utf8), hash: ContentHash.of(contents), to: path)
+    }
+
+    /// Writes the bytes of a file published as it is (a static file) to `path`, unless the file already holds them.
+    func write(_ data: Data, to path: String) throws {
+        var hash = ContentHash()
+        hash.combine(bytes: data)
+        try write(data, hash: hash.signed, to: path)
+    }
+
+    /// Writes `data`, whose hash the manifest records, to `path` unless the file already holds exactly it.
+    private func write(_ data: Data, hash: Int64, to path: String) throws {
         lock.withLock { paths[path] = hash }
         let fullPath = rootPath + "/" + path
         // In a folder this build made (or below one), a page is new: looking for the file is a system call

@@ -617,6 +617,45 @@ struct PageRenderer {
         return plain ? String(path) : String(path).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String(path)
     }
 
+    /// Publishes the files of the site's static folders (under `root`) at the same paths in the output
+    /// folder, as they are. A file whose size and modification time are the last build's is kept unread;
+    /// files and folders whose names start with `.` (`.DS_Store`, `.git`) are left out.
+    func renderStaticFiles(root: URL) throws {
+        for folder in config.staticFolders {
+            let base = root.appendingPathComponent(folder, isDirectory: true)
+            let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
+            guard let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles])
+            else { continue }
+            let basePath = base.standardizedFileURL.path
+            var found: [(path: String, url: URL, size: Int, modified: Double)] = []
+            for case let url as URL in files {
+                guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
+                let full = url.standardizedFileURL.path
+                guard full.hasPrefix(basePath + "/") else { continue }
+                found.append((String(full.dropFirst(basePath.count + 1)), url, values.fileSize ?? 0,
+                              values.contentModificationDate?.timeIntervalSince1970 ?? 0))
+            }
+            // In path order, so that which of two folders' files at one path is published does not depend on
+            // the order the file system lists them in.
+            for file in found.sorted(by: { $0.path < $1.path }) {
+                var data = Fingerprint()
+                data.combine(file.size)
+                data.combine(Int64(bitPattern: file.modified.bitPattern))
+                let inputs = PageInputs(settings: 0, template: 0, data: data.signed)
+                let record = PageRecord(inputs: nil, hash: 0, owner: "static file \(folder)/\(file.path)", key: "")
+                guard plan.needsRender([file.path], inputs: inputs, about: record, explain: { "the file changed" }) else { continue }
+                let bytes: Data
+                do {
+                    bytes = try Data(contentsOf: file.url)
+                } catch {
+                    throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: file.url.path,
+                                                                  NSLocalizedDescriptionKey: "cannot be read: \(error.localizedDescription)"])
+                }
+                try writer.write(bytes, to: file.path)
+            }
+        }
+    }
+
     /// Writes the files every site has besides its pages: `404.html` (when the templates have a `404`),
     /// `robots.txt`, and `sitemap.xml` listing every page written so far, which needs an absolute `baseURL`.
     func renderSiteFiles(navigation: [[String: Any]]) throws {

@@ -16,6 +16,9 @@ public struct SiteConfig: Sendable {
     public var collections: [CollectionConfig]
     /// Listings in declaration order.
     public var listings: [ListingConfig]
+    /// Folders (relative to the site) whose files are published as they are, at the same paths under the
+    /// output folder: images, style sheets, `CNAME`; `static` unless `sitegen.yml` names others.
+    public var staticFolders = ["static"]
     /// How errors name the configuration file.
     public var file: String
 
@@ -85,8 +88,8 @@ public struct SiteConfig: Sendable {
         } catch {
             throw ConfigError(file: file, reason: "\(error)")
         }
-        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "unsafe", "collections", "listings"])
-        var title: String?, baseURL = "/", allowsRawHTML = false
+        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "unsafe", "static", "collections", "listings"])
+        var title: String?, baseURL = "/", allowsRawHTML = false, staticFolders = ["static"]
         var collections: [CollectionConfig] = [], listingNodes: Node?
         for (key, _, value) in entries {
             switch key {
@@ -108,6 +111,18 @@ public struct SiteConfig: Sendable {
                         : ": write it percent-encoded (\(encoded))"))
                 }
             case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
+            case "static":
+                staticFolders = try reader.strings(value, "static")
+                // Inside the site, and not what a build writes or keeps: copied, those would copy themselves.
+                for folder in staticFolders {
+                    let parts = folder.split(separator: "/")
+                    if folder.hasPrefix("/") || parts.contains("..") || parts.isEmpty || parts.first == "." && parts.count == 1 {
+                        throw reader.error(value, "static: '\(folder)' must be a folder inside the site, such as static")
+                    }
+                    if ["output", ".sitegen"].contains(String(parts.first!)) {
+                        throw reader.error(value, "static: '\(folder)' is where sitegen writes; name the folder of files to publish, such as static")
+                    }
+                }
             case "collections":
                 for (name, nameNode, body) in try reader.mapping(value, "collections") {
                     collections.append(try CollectionConfig(name: name, nameNode: nameNode, node: body, reader: reader))
@@ -126,6 +141,7 @@ public struct SiteConfig: Sendable {
         self.title = title
         self.baseURL = baseURL
         self.allowsRawHTML = allowsRawHTML
+        self.staticFolders = staticFolders
         self.collections = collections
         var listings: [ListingConfig] = []
         if let listingNodes {

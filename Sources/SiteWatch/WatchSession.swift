@@ -90,7 +90,7 @@ public final class WatchSession: @unchecked Sendable {
         try watch(report: report)
     }
 
-    /// Where the collections of the site at `root` read their files: names (or patterns) of the folders and
+    /// Where the collections of the site at `root` read their files (and its static folders are): names (or patterns) of the folders and
     /// files directly in the site (a source pattern's first part), and absolute paths of folders outside it
     /// (the folder a pattern's matches all share). A folder that holds the site is left out: watched, it would
     /// watch the site's output. None are named while `sitegen.yml` does not load (the build says why).
@@ -123,6 +123,8 @@ public final class WatchSession: @unchecked Sendable {
                 folders.append(String(first))
             }
         }
+        // The static folders are published file by file: a save there is a build too.
+        folders += config.staticFolders.compactMap { $0.split(separator: "/").first { $0 != "." }.map(String.init) }
         var seen = Set(watchedFolders + watchedFiles.map { "file:" + $0 })
         return (folders.filter { seen.insert($0).inserted }, files.filter { seen.insert("file:" + $0).inserted })
     }

@@ -289,7 +289,8 @@ final class IncrementalBuildTests: XCTestCase {
     private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
         try? FileManager.default.removeItem(at: clean)
         try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
-        for item in ["sitegen.yml", "content", "Templates"] {
+        for item in ["sitegen.yml", "content", "Templates", "static"]
+        where FileManager.default.fileExists(atPath: site.appendingPathComponent(item).path) {
             try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
         }
         _ = try SiteBuilder(root: clean).build()
@@ -506,7 +507,18 @@ struct SiteMutator {
             try CSVText.write(table).write(to: site.appendingPathComponent(file), atomically: true, encoding: .utf8)
             extraFiles.append(file)
             return "add file \(file)"
-        case 86..<91:
+        case 86..<89:
+            // A static file written (new, or other bytes of the same size or another) or deleted.
+            let path = ["CNAME", "img/logo.png", "css/site.css", "docs/notes/a.txt"].randomElement(using: &random)!
+            let url = site.appendingPathComponent("static/" + path)
+            if FileManager.default.fileExists(atPath: url.path), Bool.random(using: &random) {
+                try FileManager.default.removeItem(at: url)
+                return "static \(path) deleted"
+            }
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data((0..<Int.random(in: 1...3, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }).write(to: url)
+            return "static \(path) written"
+        case 89..<91:
             let name = ["detail", "list", "pagination", "news"].randomElement(using: &random)!
             let url = site.appendingPathComponent("Templates/\(name).mustache")
             let text = try String(contentsOf: url, encoding: .utf8)

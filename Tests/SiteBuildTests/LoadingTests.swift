@@ -1054,6 +1054,42 @@ final class LoadingTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/t/untitled").path), "no section for a blank item")
     }
 
+    /// Images, style sheets and `CNAME` were never published: a site had no way to ship a file as it is.
+    func testStaticFilesArePublishedAsTheyAreAndFollowTheirSources() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: site.appendingPathComponent("static/img"), withIntermediateDirectories: true)
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xFE, 0x80])
+        try png.write(to: site.appendingPathComponent("static/img/logo.png"))
+        try write("static/CNAME", "banks.example.org\n")
+        try write("static/.DS_Store", "junk")
+        func output(_ path: String) -> Data? { fm.contents(atPath: site.appendingPathComponent("output/" + path).path) }
+        let first = try build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        XCTAssertEqual(output("img/logo.png"), png, "bytes as they are, not text")
+        XCTAssertEqual(output("CNAME"), Data("banks.example.org\n".utf8))
+        XCTAssertNil(output(".DS_Store"), "hidden files stay out")
+        XCTAssertTrue(first.rendered.contains { $0.path == "img/logo.png" })
+
+        // Unchanged: kept without reading. Changed: written. Deleted: gone from the output too.
+        let again = try build()
+        XCTAssertFalse(again.rendered.contains { $0.path.hasPrefix("img/") || $0.path == "CNAME" }, "\(again.rendered)")
+        try write("static/CNAME", "records.example.org\n")
+        try fm.removeItem(at: site.appendingPathComponent("static/img/logo.png"))
+        let changed = try build()
+        XCTAssertTrue(changed.succeeded, "\(changed.problems)")
+        XCTAssertEqual(changed.rendered.first { $0.path == "CNAME" }?.reason, "the file changed")
+        XCTAssertEqual(output("CNAME"), Data("records.example.org\n".utf8))
+        XCTAssertNil(output("img/logo.png"))
+        XCTAssertEqual(changed.deletedPaths, ["img/logo.png"])
+
+        // A static file at a page's address is left out, and the build says so.
+        try write("static/index.html", "<p>mine</p>")
+        let clash = try build()
+        XCTAssertEqual(clash.problems.map(\.description),
+                       ["sitegen.yml: static file static/index.html would be published at /, which listing 'home' already has; give one of them another path"])
+        XCTAssertEqual(output("index.html").map { String(decoding: $0, as: UTF8.self) }, "3;2;1;", "the listing keeps its page")
+    }
+
     func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")

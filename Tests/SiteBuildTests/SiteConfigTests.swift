@@ -48,6 +48,15 @@ final class SiteConfigTests: XCTestCase {
         XCTAssertEqual(try body(", body: lede"), "lede")
     }
 
+    func testStaticFoldersAreInsideTheSiteAndNotWhereSitegenWrites() throws {
+        XCTAssertEqual(try SiteConfig(yaml: valid, file: "sitegen.yml").staticFolders, ["static"], "Hugo's folder by default")
+        XCTAssertEqual(try SiteConfig(yaml: "static: [assets, content/img]\n" + valid, file: "sitegen.yml").staticFolders, ["assets", "content/img"])
+        XCTAssertEqual(error("static: ../shared\n" + valid)?.reason, "static: '../shared' must be a folder inside the site, such as static")
+        XCTAssertEqual(error("static: output/img\n" + valid)?.reason,
+                       "static: 'output/img' is where sitegen writes; name the folder of files to publish, such as static")
+        XCTAssertEqual(error("static: .\n" + valid)?.line, 1)
+    }
+
     func testInvalidYAMLNamesTheLineAndColumn() {
         let error = error("title: Test\ncollections:\n  banks: [oops\n")
         XCTAssertEqual(error?.file, "sitegen.yml")
