@@ -618,29 +618,31 @@ struct PageRenderer {
     }
 
     /// Publishes the files of the site's static folders (under `root`) at the same paths in the output
-    /// folder, as they are. A file whose size and modification time are the last build's is kept unread;
-    /// files and folders whose names start with `.` (`.DS_Store`, `.git`) are left out.
-    func renderStaticFiles(root: URL) throws {
+    /// folder, as they are; the first folder `static:` names has a path both have. A file whose size and
+    /// modification time are the last build's is kept unread. Hidden files and folders (`.DS_Store`,
+    /// `.git`) are left out, except `.well-known/` and `.htaccess`, which servers read; links are followed.
+    func renderStaticFiles(root: URL) throws -> [SourceError] {
+        var warnings: [SourceError] = []
+        var published = Set<String>()
         for folder in config.staticFolders {
-            let base = root.appendingPathComponent(folder, isDirectory: true)
-            let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
-            guard let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles])
-            else { continue }
-            let basePath = base.standardizedFileURL.path
-            var found: [(path: String, url: URL, size: Int, modified: Double)] = []
-            for case let url as URL in files {
-                guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
-                let full = url.standardizedFileURL.path
-                guard full.hasPrefix(basePath + "/") else { continue }
-                found.append((String(full.dropFirst(basePath.count + 1)), url, values.fileSize ?? 0,
-                              values.contentModificationDate?.timeIntervalSince1970 ?? 0))
+            let base = root.appendingPathComponent(folder, isDirectory: true).resolvingSymlinksInPath()
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: base.path, isDirectory: &isFolder), isFolder.boolValue else {
+                // A folder sitegen.yml names and that is not there is a checkout or a mount missing: the files
+                // it published stay, rather than being deleted as if removed.
+                if config.staticFoldersNamed {
+                    throw BuildError.config(ConfigError(file: config.file, reason: "static folder '\(folder)' is not there"))
+                }
+                continue
             }
-            // In path order, so that which of two folders' files at one path is published does not depend on
-            // the order the file system lists them in.
-            for file in found.sorted(by: { $0.path < $1.path }) {
+            var found: [(path: String, url: URL)] = []
+            collectStaticFiles(in: base, relative: "", into: &found, warnings: &warnings, folder: folder)
+            // In path order, so that which files are planned first does not depend on the file system's order.
+            for file in found.sorted(by: { $0.path < $1.path }) where published.insert(file.path).inserted {
+                guard let status = try? FileManager.default.attributesOfItem(atPath: file.url.path) else { continue }
                 var data = Fingerprint()
-                data.combine(file.size)
-                data.combine(Int64(bitPattern: file.modified.bitPattern))
+                data.combine((status[.size] as? NSNumber)?.int64Value ?? 0)
+                data.combine(Int64(bitPattern: ((status[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0).bitPattern))
                 let inputs = PageInputs(settings: 0, template: 0, data: data.signed)
                 let record = PageRecord(inputs: nil, hash: 0, owner: "static file \(folder)/\(file.path)", key: "")
                 guard plan.needsRender([file.path], inputs: inputs, about: record, explain: { "the file changed" }) else { continue }
@@ -654,12 +656,36 @@ struct PageRenderer {
                 try writer.write(bytes, to: file.path)
             }
         }
+        return warnings
+    }
+
+    /// The files under `folder` (its path relative to the static folder in `relative`), following links
+    /// to files and folders; a link that leads to nothing is a warning.
+    private func collectStaticFiles(in folder: URL, relative: String, into found: inout [(path: String, url: URL)],
+                                    warnings: inout [SourceError], folder name: String, depth: Int = 0) {
+        guard depth < 40, let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for entry in names.sorted() {
+            if entry.hasPrefix("."), entry != ".well-known", entry != ".htaccess" { continue }
+            let url = folder.appendingPathComponent(entry)
+            let path = relative.isEmpty ? entry : relative + "/" + entry
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+                warnings.append(SourceError(file: name + "/" + path, reason: "is a link to nothing; left out"))
+                continue
+            }
+            if isFolder.boolValue {
+                collectStaticFiles(in: url, relative: path, into: &found, warnings: &warnings, folder: name, depth: depth + 1)
+            } else {
+                found.append((path, url))
+            }
+        }
     }
 
     /// Writes the files every site has besides its pages: `404.html` (when the templates have a `404`),
     /// `robots.txt`, and `sitemap.xml` listing every page written so far, which needs an absolute `baseURL`.
     func renderSiteFiles(navigation: [[String: Any]]) throws {
-        if templates.names.contains("404") {
+        // A static file of the same name is the site's own choice (a robots.txt that disallows a folder): it wins.
+        if templates.names.contains("404"), plan.claimant(of: ["404.html"]) == nil {
             let inputs = PageInputs(settings: siteFingerprint, template: templateFingerprint("404"), data: 0)
             if plan.needsRender(["404.html"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
                 let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
@@ -670,12 +696,13 @@ struct PageRenderer {
         }
         let absolute = URL(string: config.baseURL)?.scheme != nil
         var robots = "User-agent: *\nAllow: /\n"
-        if absolute {
+        if absolute, plan.claimant(of: ["sitemap.xml"]) == nil {
             robots += "\nSitemap: \(config.baseURL)sitemap.xml\n"
             try renderSitemaps()
         }
         let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: 0)
-        if plan.needsRender(["robots.txt"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
+        if plan.claimant(of: ["robots.txt"]) == nil,
+           plan.needsRender(["robots.txt"], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "" }) {
             try writer.write(robots, to: "robots.txt")
         }
     }

@@ -19,6 +19,8 @@ public struct SiteConfig: Sendable {
     /// Folders (relative to the site) whose files are published as they are, at the same paths under the
     /// output folder: images, style sheets, `CNAME`; `static` unless `sitegen.yml` names others.
     public var staticFolders = ["static"]
+    /// Whether `sitegen.yml` named the static folders: then each must be there (the default `static/` may not).
+    public var staticFoldersNamed = false
     /// How errors name the configuration file.
     public var file: String
 
@@ -89,7 +91,7 @@ public struct SiteConfig: Sendable {
             throw ConfigError(file: file, reason: "\(error)")
         }
         let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "unsafe", "static", "collections", "listings"])
-        var title: String?, baseURL = "/", allowsRawHTML = false, staticFolders = ["static"]
+        var title: String?, baseURL = "/", allowsRawHTML = false, staticFolders = ["static"], staticFoldersNamed = false
         var collections: [CollectionConfig] = [], listingNodes: Node?
         for (key, _, value) in entries {
             switch key {
@@ -113,6 +115,7 @@ public struct SiteConfig: Sendable {
             case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
             case "static":
                 staticFolders = try reader.strings(value, "static")
+                staticFoldersNamed = true
                 // Inside the site, and not what a build writes or keeps: copied, those would copy themselves.
                 for folder in staticFolders {
                     let parts = folder.split(separator: "/")
@@ -142,6 +145,7 @@ public struct SiteConfig: Sendable {
         self.baseURL = baseURL
         self.allowsRawHTML = allowsRawHTML
         self.staticFolders = staticFolders
+        self.staticFoldersNamed = staticFoldersNamed
         self.collections = collections
         var listings: [ListingConfig] = []
         if let listingNodes {

@@ -27,6 +27,14 @@ public enum ContentType {
         case "woff2": return "font/woff2"
         case "woff": return "font/woff"
         case "pdf": return "application/pdf"
+        case "avif": return "image/avif"
+        case "webmanifest": return "application/manifest+json"
+        case "wasm": return "application/wasm"
+        case "map": return "application/json"
+        case "mp4": return "video/mp4"
+        case "webm": return "video/webm"
+        case "mp3": return "audio/mpeg"
+        case "ogg": return "audio/ogg"
         default: return "application/octet-stream"
         }
     }

@@ -123,10 +123,8 @@ public final class WatchSession: @unchecked Sendable {
                 folders.append(String(first))
             }
         }
-        // The static folders are published file by file: a save there is a build too. One that is not there
-        // yet is followed from the build after it is made (a `static/` most sites never have is not named).
-        folders += config.staticFolders.filter { FileManager.default.fileExists(atPath: rootPath + "/" + $0) }
-            .compactMap { $0.split(separator: "/").first { $0 != "." }.map(String.init) }
+        // The static folders are published file by file: a save there is a build too, and so is making one.
+        folders += config.staticFolders.compactMap { $0.split(separator: "/").first { $0 != "." }.map(String.init) }
         var seen = Set(watchedFolders + watchedFiles.map { "file:" + $0 })
         return (folders.filter { seen.insert($0).inserted }, files.filter { seen.insert("file:" + $0).inserted })
     }

@@ -53,6 +53,11 @@ final class LoadingTests: XCTestCase {
 
     private func build() throws -> BuildSummary { try SiteBuilder(root: site).build() }
 
+    /// The text of a file the build wrote, by its path in the output folder.
+    private func page(_ path: String) throws -> String {
+        try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
+    }
+
     private func changes(_ summary: BuildSummary) -> [Int] { [summary.rowsInserted, summary.rowsUpdated, summary.rowsDeleted] }
 
     func testTheFirstLoadInsertsEveryRowAndARepeatedGuidIsOneRowWithAWarning() throws {
@@ -1041,9 +1046,6 @@ final class LoadingTests: XCTestCase {
             to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
-        func page(_ path: String) throws -> String {
-            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
-        }
         XCTAssertEqual(try page("t/index.html"),
                        "#[1st Ward=1@/t/1st-ward/;]D[data=2@/t/data/;]E[eschen=1@/t/eschen/;Évian=1@/t/evian/;]S[straße=1@/t/strasse/;]Z[Zug=1@/t/zug/;]")
         XCTAssertEqual(try page("t/data/index.html"), "data:AnnBo", "one section for data, whatever blanks were around it")
@@ -1088,6 +1090,43 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(clash.problems.map(\.description),
                        ["sitegen.yml: static file static/index.html would be published at /, which listing 'home' already has; give one of them another path"])
         XCTAssertEqual(output("index.html").map { String(decoding: $0, as: UTF8.self) }, "3;2;1;", "the listing keeps its page")
+        try fm.removeItem(at: site.appendingPathComponent("static/index.html"))
+    }
+
+    /// What a blogger's review found: a robots.txt of one's own failed every build; links, `.well-known/`
+    /// and a second folder's files were left out or clashed; a misspelt folder deleted what it had published.
+    func testStaticFilesOfOnesOwnWinAndFoldersAreFollowedAsServersNeedThem() throws {
+        let fm = FileManager.default
+        for folder in ["static/.well-known", "extra", "elsewhere"] {
+            try fm.createDirectory(at: site.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try write("static/robots.txt", "User-agent: *\nDisallow: /private/\n")
+        try write("static/.well-known/security.txt", "Contact: mailto:a@example.org\n")
+        try write("static/.htaccess", "Options -Indexes\n")
+        try write("static/both.txt", "from static\n")
+        try write("extra/both.txt", "from extra\n")
+        try write("extra/only.txt", "only in extra\n")
+        try write("elsewhere/shared.css", "body{}\n")
+        try fm.createSymbolicLink(atPath: site.appendingPathComponent("static/site.css").path, withDestinationPath: "../elsewhere/shared.css")
+        try fm.createSymbolicLink(atPath: site.appendingPathComponent("static/gone.png").path, withDestinationPath: "nothing.png")
+        try write("sitegen.yml", "static: [static, extra]\n" + String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8))
+        func output(_ path: String) -> String? {
+            fm.contents(atPath: site.appendingPathComponent("output/" + path).path).map { String(decoding: $0, as: UTF8.self) }
+        }
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        XCTAssertEqual(output("robots.txt"), "User-agent: *\nDisallow: /private/\n", "the site's own robots.txt replaces sitegen's")
+        XCTAssertEqual(output(".well-known/security.txt"), "Contact: mailto:a@example.org\n")
+        XCTAssertEqual(output(".htaccess"), "Options -Indexes\n")
+        XCTAssertEqual(output("both.txt"), "from static\n", "the first folder named has a path both have")
+        XCTAssertEqual(output("only.txt"), "only in extra\n")
+        XCTAssertEqual(output("site.css"), "body{}\n", "a link is followed")
+        XCTAssertEqual(summary.warnings.map(\.description).filter { $0.contains("gone.png") }, ["static/gone.png: is a link to nothing; left out"])
+
+        // A folder sitegen.yml names that is not there stops the build; what it published stays.
+        try fm.moveItem(at: site.appendingPathComponent("extra"), to: site.appendingPathComponent("extra-moved"))
+        XCTAssertThrowsError(try build()) { XCTAssertEqual("\($0)", "sitegen.yml: static folder 'extra' is not there") }
+        XCTAssertEqual(output("only.txt"), "only in extra\n")
     }
 
     func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
@@ -1106,9 +1145,6 @@ final class LoadingTests: XCTestCase {
             to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
-        func page(_ path: String) throws -> String {
-            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
-        }
         XCTAssertEqual(try page("tags/index.html"), "2 records: A[audits=2;]L[loans=1;]", "Gamma is filtered out of both; Alpha counts once")
         XCTAssertEqual(try page("tags/audits/index.html"), "audits(2):Beta 1/2", "newest first, one a page")
         XCTAssertEqual(try page("tags/audits/page/2/index.html"), "audits(2):Alpha 2/2")
@@ -1173,9 +1209,6 @@ final class LoadingTests: XCTestCase {
             to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
-        func page(_ path: String) throws -> String {
-            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
-        }
         XCTAssertEqual(try page("index.html"), "2;1;", "the home list names only the title (here the key)")
         XCTAssertEqual(try page("excerpts/index.html"), "Beta: Second notes;Alpha: First notes;")
         let styled = try page("styled/index.html")
@@ -1232,9 +1265,6 @@ final class LoadingTests: XCTestCase {
             to: site.appendingPathComponent("Templates/sections.mustache"), atomically: true, encoding: .utf8)
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
-        func page(_ path: String) throws -> String {
-            try String(contentsOf: site.appendingPathComponent("output/" + path), encoding: .utf8)
-        }
         XCTAssertEqual(try page("names/index.html"), "The third:1;Not yet:0;Alpha:1;Beta:1;", "declared first, in their order")
         XCTAssertEqual(try page("names/omega/index.html"), "Not yet=0 empty")
         XCTAssertEqual(try page("names/gamma/index.html"), "The third=1")

@@ -75,7 +75,7 @@ final class WatchCommandTests: XCTestCase {
         try config.replace("sources: content/pages/*.md", with: "sources: \(data.path)/pages/*.md")
         let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
         XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
-        XCTAssertTrue(watch.stdout.contains("watching content/, Templates/, \(data.path)/records/, \(data.path)/pages/ and sitegen.yml"),
+        XCTAssertTrue(watch.stdout.contains("watching content/, Templates/, \(data.path)/records/, \(data.path)/pages/, static/ and sitegen.yml"),
                       watch.stdout)
         try renameCapitolBank(in: data.appendingPathComponent("records/failed-banks.csv"), shownAs: "\(data.path)/records/failed-banks.csv",
                               site: site, watched: watch)
