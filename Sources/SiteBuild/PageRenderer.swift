@@ -635,6 +635,12 @@ struct PageRenderer {
                 }
                 continue
             }
+            // `--output` into a static folder would publish the last build's pages again as static files.
+            let output = writer.root.resolvingSymlinksInPath().standardizedFileURL.path
+            if output == base.standardizedFileURL.path || output.hasPrefix(base.standardizedFileURL.path + "/") {
+                throw BuildError.config(ConfigError(file: config.file, reason: "static folder '\(folder)' holds the output folder; "
+                                                        + "write the site elsewhere, or name another static folder"))
+            }
             var found: [(path: String, url: URL)] = []
             collectStaticFiles(in: base, relative: "", into: &found, warnings: &warnings, folder: folder)
             // In path order, so that which files are planned first does not depend on the file system's order.

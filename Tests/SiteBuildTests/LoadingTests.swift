@@ -1127,6 +1127,10 @@ final class LoadingTests: XCTestCase {
         try fm.moveItem(at: site.appendingPathComponent("extra"), to: site.appendingPathComponent("extra-moved"))
         XCTAssertThrowsError(try build()) { XCTAssertEqual("\($0)", "sitegen.yml: static folder 'extra' is not there") }
         XCTAssertEqual(output("only.txt"), "only in extra\n")
+        try fm.moveItem(at: site.appendingPathComponent("extra-moved"), to: site.appendingPathComponent("extra"))
+        XCTAssertThrowsError(try SiteBuilder(root: site, outputDirectory: site.appendingPathComponent("extra/site")).build()) {
+            XCTAssertEqual("\($0)", "sitegen.yml: static folder 'extra' holds the output folder; write the site elsewhere, or name another static folder")
+        }
     }
 
     func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
