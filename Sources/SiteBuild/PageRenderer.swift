@@ -645,24 +645,81 @@ struct PageRenderer {
             collectStaticFiles(in: base, relative: "", into: &found, warnings: &warnings, folder: folder)
             // In path order, so that which files are planned first does not depend on the file system's order.
             for file in found.sorted(by: { $0.path < $1.path }) where published.insert(file.path).inserted {
-                guard let status = try? FileManager.default.attributesOfItem(atPath: file.url.path) else { continue }
-                var data = Fingerprint()
-                data.combine((status[.size] as? NSNumber)?.int64Value ?? 0)
-                data.combine(Int64(bitPattern: ((status[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0).bitPattern))
-                let inputs = PageInputs(settings: 0, template: 0, data: data.signed)
-                let record = PageRecord(inputs: nil, hash: 0, owner: "static file \(folder)/\(file.path)", key: "")
-                guard plan.needsRender([file.path], inputs: inputs, about: record, explain: { "the file changed" }) else { continue }
-                let bytes: Data
-                do {
-                    bytes = try Data(contentsOf: file.url)
-                } catch {
-                    throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: file.url.path,
-                                                                  NSLocalizedDescriptionKey: "cannot be read: \(error.localizedDescription)"])
-                }
-                try writer.write(bytes, to: file.path)
+                try publishAsItIs(file.url, at: file.path, owner: "static file \(folder)/\(file.path)")
             }
         }
         return warnings
+    }
+
+    /// Publishes the file at `url` as it is at `path` of the output folder, planned as a page owned by
+    /// `owner`: kept unread while its size and modification time are the last build's.
+    private func publishAsItIs(_ url: URL, at path: String, owner: String) throws {
+        guard let status = try? FileManager.default.attributesOfItem(atPath: url.path) else { return }
+        var data = Fingerprint()
+        data.combine((status[.size] as? NSNumber)?.int64Value ?? 0)
+        data.combine(Int64(bitPattern: ((status[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0).bitPattern))
+        let inputs = PageInputs(settings: 0, template: 0, data: data.signed)
+        let record = PageRecord(inputs: nil, hash: 0, owner: owner, key: "")
+        guard plan.needsRender([path], inputs: inputs, about: record, explain: { "the file changed" }) else { return }
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: url)
+        } catch {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path,
+                                                          NSLocalizedDescriptionKey: "cannot be read: \(error.localizedDescription)"])
+        }
+        try writer.write(bytes, to: path)
+    }
+
+    /// Publishes the files beside each Markdown page written as a bundle (`posts/hello/index.md` with its
+    /// `cat.png`) in the page's folder (`posts/hello/cat.png`), as Hugo publishes a leaf bundle's
+    /// resources: `![cat](cat.png)` then shows. Its folder's files at any depth count, but not Markdown
+    /// files (pages, drafts), hidden ones, a collection's sources (a CSV beside it) or another bundle's.
+    func renderBundleResources(root: URL) throws -> [SourceError] {
+        var sources: Set<String>?
+        for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
+            let presenter = RecordPresenter(collection: collection, config: config)
+            // Ids first, from the index on `_source` alone: reading every row would touch every body.
+            let table = quoteIdentifier(collection.name)
+            let ids = try database.fetchAll("SELECT _id FROM \(table) WHERE _source LIKE '%/index.md' OR _source LIKE '%/index.markdown'")
+                .compactMap { $0["_id"]?.int64Value }
+            for id in ids {
+                guard let row = try database.fetchAll("SELECT * FROM \(table) WHERE _id = ?", [.integer(id)]).first,
+                      let source = row["_source"]?.stringValue, let path = presenter.detailPath(row)
+                else { continue }
+                let known = try sources ?? Set(config.collections.flatMap(\.sources).flatMap { SourceGlob(pattern: $0).files(under: root) })
+                sources = known
+                // `root` may have no trailing slash, so a relative source is appended, not resolved against it.
+                let folder = (source.hasPrefix("/") ? URL(fileURLWithPath: source) : root.appendingPathComponent(source))
+                    .deletingLastPathComponent().standardizedFileURL
+                let sourceFolder = (source as NSString).deletingLastPathComponent
+                var found: [(path: String, url: URL)] = []
+                collectBundleFiles(in: folder, relative: "", into: &found)
+                let pageFolder = String(path.drop { $0 == "/" })
+                for file in found.sorted(by: { $0.path < $1.path }) where !known.contains(sourceFolder + "/" + file.path) {
+                    try publishAsItIs(file.url, at: pageFolder + file.path, owner: "file \(sourceFolder)/\(file.path)")
+                }
+            }
+        }
+        return []
+    }
+
+    /// The files of a bundle's folder that are its resources (see `renderBundleResources`), following links.
+    private func collectBundleFiles(in folder: URL, relative: String, into found: inout [(path: String, url: URL)], depth: Int = 0) {
+        guard depth < 40, let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for entry in names.sorted() where !entry.hasPrefix(".") {
+            let url = folder.appendingPathComponent(entry)
+            let path = relative.isEmpty ? entry : relative + "/" + entry
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue {
+                let inner = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+                if inner.contains("index.md") || inner.contains("index.markdown") { continue }
+                collectBundleFiles(in: url, relative: path, into: &found, depth: depth + 1)
+            } else if !["md", "markdown"].contains((entry as NSString).pathExtension.lowercased()) {
+                found.append((path, url))
+            }
+        }
     }
 
     /// The files under `folder` (its path relative to the static folder in `relative`), following links

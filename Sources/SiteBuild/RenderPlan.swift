@@ -139,7 +139,7 @@ final class RenderPlan: @unchecked Sendable {
     var collisions: [String] { lock.withLock { collisionNotes } }
 
     private static func describe(_ record: PageRecord) -> String {
-        record.owner.isEmpty ? "a file of the site's own" : record.owner.hasPrefix("static file ") ? record.owner
+        record.owner.isEmpty ? "a file of the site's own" : record.owner.hasPrefix("static file ") || record.owner.hasPrefix("file ") ? record.owner
             : record.key.isEmpty ? "listing '\(record.owner)'"
             : "record '\(record.key)' of '\(record.owner)'"
     }

@@ -177,6 +177,7 @@ public struct SiteBuilder {
                     if let delta { summary.deltas.append(delta) }
                 }
                 // After the pages: a static file at a page's address is the one left out, and said so.
+                summary.warnings += try renderer.renderBundleResources(root: root)
                 summary.warnings += try renderer.renderStaticFiles(root: root)
                 // The sitemap lists every page, so it waits until all are planned; it is made while the
                 // workers render the last of them (100,000 records: a twentieth of this thread's work).

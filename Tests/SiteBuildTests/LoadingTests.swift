@@ -1133,6 +1133,46 @@ final class LoadingTests: XCTestCase {
         }
     }
 
+    /// A post written as a Hugo page bundle (`posts/hello/index.md` beside `cat.png`) showed a broken image:
+    /// the files beside it are now published in its page's folder.
+    func testTheFilesOfAPageBundleArePublishedBesideItsPage() throws {
+        let fm = FileManager.default
+        for folder in ["posts/hello/img", "posts/hello/sub"] {
+            try fm.createDirectory(at: site.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              posts: {kind: markdown, sources: "posts/**/*.md", detail: {path: "/posts/{key}/"}}
+              numbers: {kind: csv, sources: "posts/**/*.csv", key: n, fields: {n: integer}}
+            listings:
+              home: {from: posts, sort: [key], path: /}
+            """)
+        try "{{{body}}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        try write("posts/hello/index.md", "---\ntitle: Hello\n---\n![cat](cat.png)\n")
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF])
+        try png.write(to: site.appendingPathComponent("posts/hello/cat.png"))
+        try write("posts/hello/img/deep.svg", "<svg/>")
+        try write("posts/hello/notes.md", "---\ntitle: Notes\n---\nA page of its own.\n")
+        try write("posts/hello/.draft.txt", "hidden")
+        try write("posts/hello/figures.csv", "n\n1\n")
+        try write("posts/hello/sub/index.md", "---\ntitle: Sub\n---\n![dog](dog.png)\n")
+        try write("posts/hello/sub/dog.png", "dog")
+        func output(_ path: String) -> Data? { fm.contents(atPath: site.appendingPathComponent("output/" + path).path) }
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        XCTAssertTrue(String(decoding: output("posts/hello/index.html") ?? Data(), as: UTF8.self).contains(#"<img src="cat.png" alt="cat" />"#))
+        XCTAssertEqual(output("posts/hello/cat.png"), png)
+        XCTAssertEqual(output("posts/hello/img/deep.svg"), Data("<svg/>".utf8))
+        XCTAssertEqual(output("posts/sub/dog.png"), Data("dog".utf8), "a bundle inside a bundle has its own files")
+        for absent in ["posts/hello/sub/dog.png", "posts/hello/notes.md", "posts/hello/.draft.txt", "posts/hello/figures.csv"] {
+            XCTAssertNil(output(absent), absent)
+        }
+        try fm.removeItem(at: site.appendingPathComponent("posts/hello/cat.png"))
+        let removed = try build()
+        XCTAssertEqual(removed.deletedPaths, ["posts/hello/cat.png"])
+    }
+
     func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")
