@@ -51,6 +51,11 @@ final class LoadingTests: XCTestCase {
         try text.write(to: site.appendingPathComponent(path), atomically: true, encoding: .utf8)
     }
 
+    /// Writes each file of `files` (path to text).
+    private func write(_ files: [String: String]) throws {
+        for (path, text) in files { try write(path, text) }
+    }
+
     private func build() throws -> BuildSummary { try SiteBuilder(root: site).build() }
 
     /// The text of a file the build wrote, by its path in the output folder.
@@ -1100,13 +1105,11 @@ final class LoadingTests: XCTestCase {
         for folder in ["static/.well-known", "extra", "elsewhere"] {
             try fm.createDirectory(at: site.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
-        try write("static/robots.txt", "User-agent: *\nDisallow: /private/\n")
-        try write("static/.well-known/security.txt", "Contact: mailto:a@example.org\n")
-        try write("static/.htaccess", "Options -Indexes\n")
-        try write("static/both.txt", "from static\n")
-        try write("extra/both.txt", "from extra\n")
-        try write("extra/only.txt", "only in extra\n")
-        try write("elsewhere/shared.css", "body{}\n")
+        try write([
+            "static/robots.txt": "User-agent: *\nDisallow: /private/\n", "static/.well-known/security.txt": "Contact: mailto:a@example.org\n",
+            "static/.htaccess": "Options -Indexes\n", "static/both.txt": "from static\n", "extra/both.txt": "from extra\n",
+            "extra/only.txt": "only in extra\n", "elsewhere/shared.css": "body{}\n",
+        ])
         try fm.createSymbolicLink(atPath: site.appendingPathComponent("static/site.css").path, withDestinationPath: "../elsewhere/shared.css")
         try fm.createSymbolicLink(atPath: site.appendingPathComponent("static/gone.png").path, withDestinationPath: "nothing.png")
         try write("sitegen.yml", "static: [static, extra]\n" + String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8))
@@ -1152,12 +1155,11 @@ final class LoadingTests: XCTestCase {
         try write("posts/hello/index.md", "---\ntitle: Hello\n---\n![cat](cat.png)\n")
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF])
         try png.write(to: site.appendingPathComponent("posts/hello/cat.png"))
-        try write("posts/hello/img/deep.svg", "<svg/>")
-        try write("posts/hello/notes.md", "---\ntitle: Notes\n---\nA page of its own.\n")
-        try write("posts/hello/.draft.txt", "hidden")
-        try write("posts/hello/figures.csv", "n\n1\n")
-        try write("posts/hello/sub/index.md", "---\ntitle: Sub\n---\n![dog](dog.png)\n")
-        try write("posts/hello/sub/dog.png", "dog")
+        try write([
+            "posts/hello/img/deep.svg": "<svg/>", "posts/hello/notes.md": "---\ntitle: Notes\n---\nA page of its own.\n",
+            "posts/hello/.draft.txt": "hidden", "posts/hello/figures.csv": "n\n1\n",
+            "posts/hello/sub/index.md": "---\ntitle: Sub\n---\n![dog](dog.png)\n", "posts/hello/sub/dog.png": "dog",
+        ])
         func output(_ path: String) -> Data? { fm.contents(atPath: site.appendingPathComponent("output/" + path).path) }
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
