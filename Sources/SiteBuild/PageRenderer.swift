@@ -373,11 +373,11 @@ struct PageRenderer {
     /// primary listing's order, the first listing of it); returns the records whose page path collided
     /// with another's, and the delta of its controller.
     func renderDetails(of collection: CollectionConfig, navigation: [[String: Any]]) throws -> ([SourceError], BuildSummary.ListingDelta?) {
+        guard let detail = collection.detail else { return ([], nil) }
         // A page the menu lists (a Markdown page no listing lists) is its current entry.
         let navigationOnPage = Dictionary(navigation.compactMap { item in
             (item["url"] as? String).map { ($0, Self.marking(navigation, current: $0)) }
         }) { first, _ in first }
-        guard let detail = collection.detail else { return ([], nil) }
         let presenter = RecordPresenter(collection: collection, config: config)
         let primary = config.listings.first { $0.from == collection.name && $0.taxonomy == nil }
         let sort = Self.sortDescriptors(primary?.sort ?? [], of: collection)
@@ -642,7 +642,9 @@ struct PageRenderer {
                                                         + "write the site elsewhere, or name another static folder"))
             }
             var found: [(path: String, url: URL)] = []
-            collectStaticFiles(in: base, relative: "", into: &found, warnings: &warnings, folder: folder)
+            collectFiles(in: base, relative: "", label: folder, into: &found, warnings: &warnings) { name, _, _ in
+                !name.hasPrefix(".") || name == ".well-known" || name == ".htaccess"
+            }
             // In path order, so that which files are planned first does not depend on the file system's order.
             for file in found.sorted(by: { $0.path < $1.path }) where published.insert(file.path).inserted {
                 try publishAsItIs(file.url, at: file.path, owner: "static file \(folder)/\(file.path)")
@@ -654,10 +656,13 @@ struct PageRenderer {
     /// Publishes the file at `url` as it is at `path` of the output folder, planned as a page owned by
     /// `owner`: kept unread while its size and modification time are the last build's.
     private func publishAsItIs(_ url: URL, at path: String, owner: String) throws {
-        guard let status = try? FileManager.default.attributesOfItem(atPath: url.path) else { return }
+        // `stat`, which follows a link: its target's size and time are what change when the file does.
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { return }
         var data = Fingerprint()
-        data.combine((status[.size] as? NSNumber)?.int64Value ?? 0)
-        data.combine(Int64(bitPattern: ((status[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0).bitPattern))
+        data.combine(Int64(status.st_size))
+        data.combine(Int64(status.st_mtim.tv_sec))
+        data.combine(Int64(status.st_mtim.tv_nsec))
         let inputs = PageInputs(settings: 0, template: 0, data: data.signed)
         let record = PageRecord(inputs: nil, hash: 0, owner: owner, key: "")
         guard plan.needsRender([path], inputs: inputs, about: record, explain: { "the file changed" }) else { return }
@@ -676,68 +681,57 @@ struct PageRenderer {
     /// resources: `![cat](cat.png)` then shows. Its folder's files at any depth count, but not Markdown
     /// files (pages, drafts), hidden ones, a collection's sources (a CSV beside it) or another bundle's.
     func renderBundleResources(root: URL) throws -> [SourceError] {
-        var sources: Set<String>?
+        var warnings: [SourceError] = []
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
             let presenter = RecordPresenter(collection: collection, config: config)
-            // Ids first, from the index on `_source` alone: reading every row would touch every body.
+            // The bundles' ids from the index on `_source` alone, then their rows: scanning the table for
+            // `_source` would read every body.
             let table = quoteIdentifier(collection.name)
-            let ids = try database.fetchAll("SELECT _id FROM \(table) WHERE _source LIKE '%/index.md' OR _source LIKE '%/index.markdown'")
-                .compactMap { $0["_id"]?.int64Value }
-            for id in ids {
-                guard let row = try database.fetchAll("SELECT * FROM \(table) WHERE _id = ?", [.integer(id)]).first,
-                      let source = row["_source"]?.stringValue, let path = presenter.detailPath(row)
-                else { continue }
-                let known = try sources ?? Set(config.collections.flatMap(\.sources).flatMap { SourceGlob(pattern: $0).files(under: root) })
-                sources = known
+            let bundles = try database.fetchAll("SELECT * FROM \(table) WHERE _id IN (SELECT _id FROM \(table) "
+                                                + "WHERE _source LIKE '%/index.md' OR _source LIKE '%/index.markdown')")
+            for row in bundles {
+                guard let source = row["_source"]?.stringValue, let path = presenter.detailPath(row) else { continue }
                 // `root` may have no trailing slash, so a relative source is appended, not resolved against it.
                 let folder = (source.hasPrefix("/") ? URL(fileURLWithPath: source) : root.appendingPathComponent(source))
                     .deletingLastPathComponent().standardizedFileURL
                 let sourceFolder = (source as NSString).deletingLastPathComponent
                 var found: [(path: String, url: URL)] = []
-                collectBundleFiles(in: folder, relative: "", into: &found)
+                collectFiles(in: folder, relative: "", label: sourceFolder, into: &found, warnings: &warnings) { name, url, isFolder in
+                    guard !name.hasPrefix(".") else { return false }
+                    if isFolder {
+                        let inner = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+                        return !inner.contains("index.md") && !inner.contains("index.markdown")
+                    }
+                    return !["md", "markdown"].contains((name as NSString).pathExtension.lowercased())
+                }
                 let pageFolder = String(path.drop { $0 == "/" })
-                for file in found.sorted(by: { $0.path < $1.path }) where !known.contains(sourceFolder + "/" + file.path) {
-                    try publishAsItIs(file.url, at: pageFolder + file.path, owner: "file \(sourceFolder)/\(file.path)")
+                for file in found.sorted(by: { $0.path < $1.path }) {
+                    // A file some collection reads (a CSV beside the post) is a source, not a resource.
+                    let relative = sourceFolder + "/" + file.path
+                    guard try database.fetchAll("SELECT 1 FROM sitegen_sources WHERE path = ?", [.text(relative)]).isEmpty else { continue }
+                    try publishAsItIs(file.url, at: pageFolder + file.path, owner: "file \(relative)")
                 }
             }
         }
-        return []
+        return warnings
     }
 
-    /// The files of a bundle's folder that are its resources (see `renderBundleResources`), following links.
-    private func collectBundleFiles(in folder: URL, relative: String, into found: inout [(path: String, url: URL)], depth: Int = 0) {
+    /// The files under `folder` (`relative` to the folder published, which `label` names in warnings) whose
+    /// names, and whose folders' names, `keep` accepts, following links; a link that leads to nothing is a warning.
+    private func collectFiles(in folder: URL, relative: String, label: String, into found: inout [(path: String, url: URL)],
+                              warnings: inout [SourceError], depth: Int = 0, keep: (String, URL, Bool) -> Bool) {
         guard depth < 40, let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for entry in names.sorted() where !entry.hasPrefix(".") {
-            let url = folder.appendingPathComponent(entry)
-            let path = relative.isEmpty ? entry : relative + "/" + entry
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
-            if isFolder.boolValue {
-                let inner = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-                if inner.contains("index.md") || inner.contains("index.markdown") { continue }
-                collectBundleFiles(in: url, relative: path, into: &found, depth: depth + 1)
-            } else if !["md", "markdown"].contains((entry as NSString).pathExtension.lowercased()) {
-                found.append((path, url))
-            }
-        }
-    }
-
-    /// The files under `folder` (its path relative to the static folder in `relative`), following links
-    /// to files and folders; a link that leads to nothing is a warning.
-    private func collectStaticFiles(in folder: URL, relative: String, into found: inout [(path: String, url: URL)],
-                                    warnings: inout [SourceError], folder name: String, depth: Int = 0) {
-        guard depth < 40, let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for entry in names.sorted() {
-            if entry.hasPrefix("."), entry != ".well-known", entry != ".htaccess" { continue }
-            let url = folder.appendingPathComponent(entry)
-            let path = relative.isEmpty ? entry : relative + "/" + entry
+        for name in names.sorted() {
+            let url = folder.appendingPathComponent(name)
+            let path = relative.isEmpty ? name : relative + "/" + name
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-                warnings.append(SourceError(file: name + "/" + path, reason: "is a link to nothing; left out"))
+                if !name.hasPrefix(".") { warnings.append(SourceError(file: label + "/" + path, reason: "is a link to nothing; left out")) }
                 continue
             }
+            guard keep(name, url, isFolder.boolValue) else { continue }
             if isFolder.boolValue {
-                collectStaticFiles(in: url, relative: path, into: &found, warnings: &warnings, folder: name, depth: depth + 1)
+                collectFiles(in: url, relative: path, label: label, into: &found, warnings: &warnings, depth: depth + 1, keep: keep)
             } else {
                 found.append((path, url))
             }

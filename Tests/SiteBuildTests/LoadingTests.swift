@@ -1126,6 +1126,11 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(output("site.css"), "body{}\n", "a link is followed")
         XCTAssertEqual(summary.warnings.map(\.description).filter { $0.contains("gone.png") }, ["static/gone.png: is a link to nothing; left out"])
 
+        // A link's target edited: what the link publishes follows it.
+        try write("elsewhere/shared.css", "body{color:red}\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(output("site.css"), "body{color:red}\n")
+
         // A folder sitegen.yml names that is not there stops the build; what it published stays.
         try fm.moveItem(at: site.appendingPathComponent("extra"), to: site.appendingPathComponent("extra-moved"))
         XCTAssertThrowsError(try build()) { XCTAssertEqual("\($0)", "sitegen.yml: static folder 'extra' is not there") }
