@@ -37,6 +37,14 @@ final class OutputWriter: @unchecked Sendable {
     private var madeFolders: Set<Substring> = []
     /// Files written and waiting for `publish()`: a temporary file beside its page, or a spare.
     private var staged: [(file: String, path: String, isSpare: Bool)] = []
+    /// Whether the last builds made the file at a path (relative to `root`): such a file where this build
+    /// needs a folder, or a folder of only such files where it needs a file, is moved out of its way.
+    var madeByLastBuilds: @Sendable (String) -> Bool = { _ in false }
+    /// What was moved out of this build's way: where it was (relative), where it is now, and the files it
+    /// held (relative). Deleted with the stale files, or put back when the build stops.
+    private var setAside: [(path: String, aside: String, files: [String])] = []
+    /// Held while something is moved aside, so two workers needing one folder move it once.
+    private let setAsideLock = NSLock()
 
     init(root: URL, dryRun: Bool = false) {
         self.root = root
@@ -116,9 +124,23 @@ final class OutputWriter: @unchecked Sendable {
                     if isSpare, let spares {
                         try spares.swapIn(file, at: path)
                     } else if rename(file, path) != 0 {
-                        let reason = String(cString: strerror(errno))
-                        unlink(file)
-                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
+                        var failure = errno
+                        if failure == EISDIR {
+                            // A folder of the last build's pages where this one has a file (a page's folder
+                            // that became a static file): every page is written by now, so what it holds is known.
+                            do {
+                                try setAsideLock.withLock { try moveAside(String(path.dropFirst(rootPath.count + 1)), neededFor: nil) }
+                                failure = rename(file, path) == 0 ? 0 : errno
+                            } catch {
+                                unlink(file)
+                                throw error
+                            }
+                        }
+                        if failure != 0 {
+                            unlink(file)
+                            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path,
+                                                                           NSLocalizedDescriptionKey: String(cString: strerror(failure))])
+                        }
                     }
                 } catch {
                     failureLock.withLock { failure = failure ?? error }
@@ -143,6 +165,58 @@ final class OutputWriter: @unchecked Sendable {
                 guard lock.withLock({ madeFolders.contains(folder) }), rmdir(rootPath + "/" + folder) == 0 else { break }
             }
         }
+        // The last build's files go back where they were, unless this build's folder there is not empty;
+        // a file left aside has a temporary file's name, and the next build deletes it.
+        let moved = lock.withLock {
+            defer { setAside = [] }
+            return setAside
+        }
+        for (path, aside, _) in moved.reversed() {
+            let fullPath = rootPath + "/" + path
+            if Self.isFolder(fullPath) { rmdir(fullPath) }
+            rename(aside, fullPath)
+        }
+    }
+
+    /// Moves the file or folder at `path` (relative), which stands where this build needs a folder (for
+    /// the file `neededFor`) or a file, out of the way, if the last builds made it and this build does not
+    /// write into it; otherwise throws an error naming what is in the way. Called under `setAsideLock`.
+    private func moveAside(_ path: String, neededFor file: String?) throws {
+        let fullPath = rootPath + "/" + path
+        let needed = file.map { "\($0) needs a folder here" } ?? "the file \(path) goes here"
+        func blocked(_ reason: String) -> CocoaError {
+            CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: fullPath, NSLocalizedDescriptionKey: "\(needed), and \(reason)"])
+        }
+        var files: [String] = []
+        if Self.isFolder(fullPath) {
+            let walker = FileManager.default.enumerator(atPath: fullPath)
+            while let name = walker?.nextObject() as? String {
+                let child = path + "/" + name
+                if (walker?.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { continue }
+                if lock.withLock({ paths[child] != nil }) {
+                    throw blocked("this build also writes \(child) in this folder")
+                }
+                // A killed writer's temporary file goes with the folder, unreported.
+                if Self.isTemporary(name: (child as NSString).lastPathComponent) { continue }
+                guard madeByLastBuilds(child) else {
+                    throw blocked("this folder holds \(child), which sitegen did not make (move or delete it)")
+                }
+                files.append(child)
+            }
+        } else {
+            guard madeByLastBuilds(path) else { throw blocked("this is a file sitegen did not make (move or delete it)") }
+            files = [path]
+        }
+        // Not the temporary file's own name, which the file that takes this place may have.
+        let aside = temporaryPath(for: fullPath + "-aside")
+        guard rename(fullPath, aside) == 0 else { throw blocked("it could not be moved: " + String(cString: strerror(errno))) }
+        lock.withLock { setAside.append((path, aside, files)) }
+    }
+
+    /// Whether `path` is a folder, or a link to one.
+    private static func isFolder(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Whether one of the folders `path` is in was made by this build.
@@ -188,10 +262,21 @@ final class OutputWriter: @unchecked Sendable {
             return
         }
         try makeFolder(of: String(folder))
-        let made = mkdir(rootPath + "/" + folder, 0o755) == 0
-        if !made && errno != EEXIST {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: rootPath + "/" + folder,
-                                                           NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        let fullPath = rootPath + "/" + folder
+        var made = mkdir(fullPath, 0o755) == 0
+        var failure = made ? 0 : errno
+        if failure == EEXIST && !Self.isFolder(fullPath) {
+            // A file of the last build where this one has a folder (a static file that became a folder).
+            try setAsideLock.withLock {
+                guard !Self.isFolder(fullPath) else { return }
+                try moveAside(String(folder), neededFor: path)
+                made = mkdir(fullPath, 0o755) == 0
+                failure = made ? 0 : errno
+            }
+        }
+        if !made && failure != EEXIST {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: fullPath,
+                                                           NSLocalizedDescriptionKey: String(cString: strerror(failure))])
         }
         lock.withLock {
             folders.insert(folder)
@@ -235,7 +320,16 @@ final class OutputWriter: @unchecked Sendable {
     /// make (`CNAME`, `.git/`) is never deleted, and neither is anything that is not a file or a link.
     func deleteStale(_ stale: [String], afterInterruption current: Set<String>? = nil, made: [String] = []) -> [String] {
         var deleted: [String] = []
-        var candidates = Set(stale)
+        // What was moved out of this build's way is gone for good now that the pages are in their places.
+        let moved = lock.withLock {
+            defer { setAside = [] }
+            return setAside
+        }
+        for (_, aside, files) in moved {
+            if !dryRun { try? FileManager.default.removeItem(atPath: aside) }
+            deleted += files
+        }
+        var candidates = Set(stale).subtracting(deleted)
         if let current {
             candidates.formUnion(made.filter { !current.contains($0) })
             if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) {
@@ -249,7 +343,13 @@ final class OutputWriter: @unchecked Sendable {
         for path in candidates.sorted() {
             let url = root.appendingPathComponent(path)
             var status = stat()
-            guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG || status.st_mode & S_IFMT == S_IFLNK else { continue }
+            guard lstat(url.path, &status) == 0 else { continue }
+            if status.st_mode & S_IFMT == S_IFDIR, Self.isTemporary(name: url.lastPathComponent), current != nil {
+                // A folder a killed build moved out of its way.
+                try? FileManager.default.removeItem(at: url)
+                continue
+            }
+            guard status.st_mode & S_IFMT == S_IFREG || status.st_mode & S_IFMT == S_IFLNK else { continue }
             if dryRun {
                 deleted.append(path)
                 continue

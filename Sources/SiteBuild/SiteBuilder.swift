@@ -136,6 +136,8 @@ public struct SiteBuilder {
         let newFiles = NewFileLog(path: storePath.deletingLastPathComponent().appendingPathComponent("new-files").path)
         if !options.dryRun {
             writer.newFiles = newFiles
+            let madeHere = Set(leftHere).union(interrupted ? newFiles.files() : [])
+            writer.madeByLastBuilds = { plan.previous($0) != nil || madeHere.contains($0) }
             try? FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
             writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
                                        outputRoot: outputDirectory.path, capacity: max(64, previousCount / 10))

@@ -508,14 +508,21 @@ struct SiteMutator {
             extraFiles.append(file)
             return "add file \(file)"
         case 86..<89:
-            // A static file written (new, or other bytes of the same size or another) or deleted.
-            let path = ["CNAME", "img/logo.png", "css/site.css", "docs/notes/a.txt"].randomElement(using: &random)!
+            // A static file written (new, or other bytes of the same size or another) or deleted; `docs/notes`
+            // and `docs/notes/a.txt` take each other's places, a file becoming a folder and back.
+            let path = ["CNAME", "img/logo.png", "css/site.css", "docs/notes/a.txt", "docs/notes"].randomElement(using: &random)!
             let url = site.appendingPathComponent("static/" + path)
-            if FileManager.default.fileExists(atPath: url.path), Bool.random(using: &random) {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue, Bool.random(using: &random) {
                 try FileManager.default.removeItem(at: url)
                 return "static \(path) deleted"
             }
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if isFolder.boolValue { try FileManager.default.removeItem(at: url) }
+            let parent = url.deletingLastPathComponent()
+            if FileManager.default.fileExists(atPath: parent.path, isDirectory: &isFolder), !isFolder.boolValue {
+                try FileManager.default.removeItem(at: parent)
+            }
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
             try Data((0..<Int.random(in: 1...3, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }).write(to: url)
             return "static \(path) written"
         case 89..<91:

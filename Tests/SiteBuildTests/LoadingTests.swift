@@ -1141,6 +1141,65 @@ final class LoadingTests: XCTestCase {
         }
     }
 
+    /// A static file that became a folder of the same name (or back) failed every build until `output/`
+    /// was cleared by hand: the last build's file stood where the new folder goes.
+    func testAStaticFileThatBecomesAFolderAndBackIsPublishedAndWhatSitegenDidNotMakeIsKept() throws {
+        let fm = FileManager.default
+        func output(_ path: String) -> String? {
+            fm.contents(atPath: site.appendingPathComponent("output/" + path).path).map { String(decoding: $0, as: UTF8.self) }
+        }
+        try fm.createDirectory(at: site.appendingPathComponent("static"), withIntermediateDirectories: true)
+        try write("static/docs", "a file\n")
+        XCTAssertTrue(try build().succeeded)
+
+        try fm.removeItem(at: site.appendingPathComponent("static/docs"))
+        try fm.createDirectory(at: site.appendingPathComponent("static/docs/api"), withIntermediateDirectories: true)
+        try write(["static/docs/api/a.txt": "in a folder\n", "static/docs/b.txt": "b\n"])
+        let toFolder = try build()
+        XCTAssertTrue(toFolder.succeeded, "\(toFolder.problems)")
+        XCTAssertEqual(output("docs/api/a.txt"), "in a folder\n")
+        XCTAssertEqual(toFolder.deletedPaths, ["docs"])
+
+        try fm.removeItem(at: site.appendingPathComponent("static/docs"))
+        try write("static/docs", "a file again\n")
+        let toFile = try build()
+        XCTAssertTrue(toFile.succeeded, "\(toFile.problems)")
+        XCTAssertEqual(output("docs"), "a file again\n")
+        XCTAssertEqual(toFile.deletedPaths, ["docs/api/a.txt", "docs/b.txt"])
+        let names = try fm.contentsOfDirectory(atPath: site.appendingPathComponent("output").path)
+        XCTAssertFalse(names.contains { $0.hasSuffix(".tmp") }, "nothing left aside: \(names)")
+
+        // A build that stops puts the last build's file back where it was.
+        try fm.removeItem(at: site.appendingPathComponent("static/docs"))
+        try fm.createDirectory(at: site.appendingPathComponent("static/docs"), withIntermediateDirectories: true)
+        try write("static/docs/c.txt", "c\n")
+        try write("Templates/list.mustache", "{{#items}}{{dat(closed)}};{{/items}}")
+        XCTAssertThrowsError(try build())
+        XCTAssertEqual(output("docs"), "a file again\n")
+        try write("Templates/list.mustache", "{{#items}}{{title}};{{/items}}")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(output("docs/c.txt"), "c\n")
+
+        // What sitegen did not make is never moved: the build says what is in the way.
+        try fm.createDirectory(at: site.appendingPathComponent("static/mine"), withIntermediateDirectories: true)
+        try write("static/mine/x.txt", "x\n")
+        try "user's own\n".write(to: site.appendingPathComponent("output/mine"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try build()) {
+            XCTAssertTrue("\($0)".contains("output/mine: cannot write: mine/x.txt needs a folder here, and this is a file sitegen did not make (move or delete it)"), "\($0)")
+        }
+        XCTAssertEqual(output("mine"), "user's own\n")
+        try fm.removeItem(at: site.appendingPathComponent("output/mine"))
+        XCTAssertTrue(try build().succeeded)
+        try "user's own\n".write(to: site.appendingPathComponent("output/mine/notes.txt"), atomically: true, encoding: .utf8)
+        try fm.removeItem(at: site.appendingPathComponent("static/mine"))
+        try write("static/mine", "now a file\n")
+        XCTAssertThrowsError(try build()) {
+            XCTAssertTrue("\($0)".contains("output/mine: cannot write: the file mine goes here, and this folder holds mine/notes.txt, which sitegen did not make (move or delete it)"), "\($0)")
+        }
+        XCTAssertEqual(output("mine/notes.txt"), "user's own\n")
+        XCTAssertEqual(output("mine/x.txt"), "x\n")
+    }
+
     /// A post written as a Hugo page bundle (`posts/hello/index.md` beside `cat.png`) showed a broken image:
     /// the files beside it are now published in its page's folder.
     func testTheFilesOfAPageBundleArePublishedBesideItsPage() throws {
