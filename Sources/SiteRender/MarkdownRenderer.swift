@@ -38,7 +38,10 @@ public struct MarkdownRenderer: Sendable {
         if allowsRawHTML { options |= CMARK_OPT_UNSAFE }
         guard let parser = cmark_parser_new(options) else { return "" }
         defer { cmark_parser_free(parser) }
-        for name in ["table", "strikethrough", "autolink", "tasklist", "tagfilter"] {
+        // Not GFM's tag filter: it escapes `<iframe>`, `<script>` and `<style>`, which a site that turns raw
+        // HTML on (`unsafe: true`) writes for its embeds, as Hugo's `unsafe` and Jekyll publish them; with
+        // raw HTML off, every tag is left out anyway.
+        for name in ["table", "strikethrough", "autolink", "tasklist"] {
             if let extensionHandle = cmark_find_syntax_extension(name) {
                 cmark_parser_attach_syntax_extension(parser, extensionHandle)
             }

@@ -66,6 +66,9 @@ struct TemplateRenderer {
     private var nesting = 0
     /// The partial or layout tag at which nesting went past `nestingLimit`; nothing renders after it.
     private(set) var runaway: (name: String, location: SourceLocation)?
+    /// In a strict render, the templates that dynamic partials (`{{>*layout}}`) named and the folder does
+    /// not have, where first named: a misspelt `layout: pots` would otherwise print nothing.
+    private(set) var missingPartials: [String: SourceLocation] = [:]
 
     /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames`
     /// is given, and then `recordNames` are known inside a record only.
@@ -198,8 +201,14 @@ struct TemplateRenderer {
             case .text(let chosen)?: name = chosen.text
             default: return
             }
+            // An empty value chooses no template, as a missing one does.
+            if name.isEmpty { return }
         }
-        guard let nodes = templates[name] else { return }
+        guard let nodes = templates[name] else {
+            // A plain partial's template was checked when the templates were read; a dynamic one's only now.
+            if knownNames != nil, missingPartials[name] == nil { missingPartials[name] = reference.location }
+            return
+        }
         guard nesting < Self.nestingLimit else {
             runaway = (name, reference.location)
             return

@@ -251,6 +251,10 @@ public struct TemplateSet: Sendable {
                                         preferring: name, site: site ?? Self.site(of: context))
         let output = renderer.render(template, root: .root(context))
         try throwIfRunaway(renderer)
+        if let (partial, location) = renderer.missingPartials.min(by: { $0.key < $1.key }) {
+            throw .missingPartial(name: partial, file: sources[location.template]?.file ?? location.template,
+                                  line: location.line, column: location.column, available: names)
+        }
         // The first unknown name in order, where the page's own template uses it if it does, else where it was first used.
         if let (unknown, location) = renderer.unknownNames.min(by: { $0.key < $1.key }) {
             throw .unknownVariable(name: unknown, file: sources[location.template]?.file ?? location.template,

@@ -200,13 +200,16 @@ final class MarkdownRendererTests: XCTestCase {
     }
 
     func testRawHTMLIsOmittedUnlessAllowed() {
-        let markdown = "<script>alert(1)</script>\n\nText <b>bold</b>\n"
+        let markdown = "<script>alert(1)</script>\n\nText <b>bold</b>\n\n<iframe src=\"https://www.youtube.com/embed/x\"></iframe>\n"
         let safe = MarkdownRenderer().html(markdown)
         XCTAssertFalse(safe.contains("<script>"), safe)
         XCTAssertFalse(safe.contains("<b>"), safe)
+        XCTAssertFalse(safe.contains("<iframe"), safe)
+        // A site that turns raw HTML on gets its embeds as written, as Hugo's `unsafe` and Jekyll publish them.
         let unsafe = MarkdownRenderer(allowsRawHTML: true).html(markdown)
         XCTAssertTrue(unsafe.contains("<b>bold</b>"), unsafe)
-        XCTAssertTrue(unsafe.contains("&lt;script>"), "the tag filter still disarms <script>: \(unsafe)")
+        XCTAssertTrue(unsafe.contains("<script>alert(1)</script>"), unsafe)
+        XCTAssertTrue(unsafe.contains("<iframe src=\"https://www.youtube.com/embed/x\"></iframe>"), unsafe)
     }
 }
 

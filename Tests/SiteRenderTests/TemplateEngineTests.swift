@@ -346,11 +346,15 @@ final class TemplateEngineTests: XCTestCase {
         let set = try templates(["list": "{{#items}}[{{kind}}] {{>*kind}};{{/items}}", "card": "<div class=\"card\">{{name}}</div>",
                                  "wide": "<div class=\"wide\">{{name}}</div>"])
         let site = TemplateText.Site(baseURL: "/", allowsRawHTML: false)
-        let rows = [("card", "a"), ("wide", "b"), ("none", "c")].map { kind, name in
-            TemplateRecord(names: ["kind", "name"], values: [TemplateText(kind, site: site), TemplateText(name, site: site)])
+        func rows(_ kinds: [String]) -> [TemplateRecord] {
+            kinds.map { TemplateRecord(names: ["kind", "name"], values: [TemplateText($0, site: site), TemplateText("n", site: site)]) }
         }
-        XCTAssertEqual(try set.render("list", context: ["items": rows], knownNames: []),
-                       "[card] <div class=\"card\">a</div>;[wide] <div class=\"wide\">b</div>;[none] ;")
+        XCTAssertEqual(try set.render("list", context: ["items": rows(["card", "wide", ""])], knownNames: []),
+                       "[card] <div class=\"card\">n</div>;[wide] <div class=\"wide\">n</div>;[] ;", "an empty value chooses no template")
+        // A misspelt choice (`layout: pots`) printed nothing; it is an error at the tag, as a plain partial's is.
+        XCTAssertThrowsError(try set.render("list", context: ["items": rows(["card", "crad"])], knownNames: [])) {
+            XCTAssertEqual("\($0)", "list.mustache:1:22: no template 'crad.mustache' to include; the templates folder has: card, list, wide")
+        }
     }
 
     /// A record whose `site` field was empty printed the page's `site` (a dictionary) in its place, and
