@@ -21,6 +21,11 @@ public struct FrontMatterDocument: Sendable {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         let firstEnd = Self.lineEnd(in: bytes, from: start)
         guard Self.isFence(bytes[start..<firstEnd], closing: false) else {
+            // Hugo's other front matter formats: published as text, a page would show its settings.
+            if let format = Self.otherFrontMatterFormat(bytes[start..<firstEnd]) {
+                throw SourceError(file: file, line: 1, reason: "front matter in \(format) is not read; write it as YAML between '---' lines "
+                                  + "(`hugo convert toYAML` converts a Hugo site's)")
+            }
             fields = [:]
             body = text
             bodyLine = 1
@@ -86,6 +91,15 @@ public struct FrontMatterDocument: Sendable {
     /// The offset of the line feed ending the line that starts at `start`, or the end of the text.
     private static func lineEnd(in bytes: [UInt8], from start: Int) -> Int {
         bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+    }
+
+    /// The format of front matter that a file's first line opens and sitegen does not read: TOML (`+++`) or
+    /// JSON (`{` alone, or `{"`), as Hugo writes them.
+    private static func otherFrontMatterFormat(_ line: ArraySlice<UInt8>) -> String? {
+        let trimmed = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        if trimmed == "+++" { return "TOML ('+++')" }
+        if trimmed == "{" || trimmed.hasPrefix("{\"") || trimmed.hasPrefix("{ \"") { return "JSON" }
+        return nil
     }
 
     /// Whether a line is `---` (or, closing, `...`), blanks around it allowed.

@@ -57,6 +57,20 @@ final class FrontMatterTests: XCTestCase {
         XCTAssertEqual(document.body, "# Just text\n")
     }
 
+    /// A Hugo post's TOML or JSON front matter was published as the page's first paragraph, without a word.
+    func testTOMLAndJSONFrontMatterAreErrorsThatSayToWriteYAML() throws {
+        for (text, format) in [("+++\ntitle = \"T\"\n+++\nBody\n", "TOML ('+++')"), ("\u{FEFF}{\n  \"title\": \"T\"\n}\nBody\n", "JSON"),
+                               ("{\"title\": \"T\"}\nBody\n", "JSON")] {
+            XCTAssertThrowsError(try FrontMatterDocument(parsing: text, file: "a.md")) {
+                XCTAssertEqual("\($0)", "a.md:1: front matter in \(format) is not read; write it as YAML between '---' lines (`hugo convert toYAML` converts a Hugo site's)")
+            }
+        }
+        // Text that only starts like them is a body.
+        for text in ["+++ not a fence\n", "{{< shortcode >}}\n", "{% include x %}\n", "{not json}\n"] {
+            XCTAssertEqual(try FrontMatterDocument(parsing: text, file: "a.md").body, text)
+        }
+    }
+
     func testInvalidYAMLIsReportedAtItsLineInTheFile() {
         XCTAssertThrowsError(try FrontMatterDocument(parsing: "---\ntitle: ok\nbad: [unclosed\n---\nbody\n", file: "a.md")) { error in
             let error = error as? SourceError
