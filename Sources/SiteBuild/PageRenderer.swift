@@ -29,7 +29,9 @@ struct PageRenderer {
     /// The most pages a sitemap file lists (`SiteBuilder.Options.pagesPerSitemap`).
     var pagesPerSitemap = 50_000
 
-    private var site: [String: Any] { ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath] }
+    private var site: [String: Any] {
+        ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath, "params": config.params.mapValues(\.templateValue)]
+    }
     private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
 
     /// The menu every page shows: each listing, then the pages of the Markdown collections no listing

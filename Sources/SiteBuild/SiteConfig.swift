@@ -21,6 +21,10 @@ public struct SiteConfig: Sendable {
     public var staticFolders = ["static"]
     /// Whether `sitegen.yml` named the static folders: then each must be there (the default `static/` may not).
     public var staticFoldersNamed = false
+    /// The site's own values for templates (`params:` in `sitegen.yml`, as Hugo's), read as `{{site.params.author}}`.
+    public var params: [String: ParamValue] = [:]
+    /// The fingerprint of `params` as written: a change renders every page again, as a title's does.
+    var paramsFingerprint: Int64 = 0
     /// How errors name the configuration file.
     public var file: String
 
@@ -44,7 +48,7 @@ public struct SiteConfig: Sendable {
     }
 
     /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
-    public var settingsFingerprint: Int64 { Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)"]) }
+    public var settingsFingerprint: Int64 { Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)"]) }
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
     /// changed): the first build of a new version renders every page again, as a clean build would write it.
@@ -90,8 +94,9 @@ public struct SiteConfig: Sendable {
         } catch {
             throw ConfigError(file: file, reason: "\(error)")
         }
-        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "unsafe", "static", "collections", "listings"])
+        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "unsafe", "static", "params", "collections", "listings"])
         var title: String?, baseURL = "/", allowsRawHTML = false, staticFolders = ["static"], staticFoldersNamed = false
+        var params: [String: ParamValue] = [:], paramsFingerprint: Int64 = 0
         var collections: [CollectionConfig] = [], listingNodes: Node?
         for (key, _, value) in entries {
             switch key {
@@ -113,6 +118,10 @@ public struct SiteConfig: Sendable {
                         : ": write it percent-encoded (\(encoded))"))
                 }
             case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
+            case "params":
+                guard case .mapping = value else { throw reader.error(value, "params must be a mapping of names to values, such as params: {author: Ann}") }
+                if case .mapping(let values) = ParamValue(value) { params = values }
+                paramsFingerprint = YAMLConfigReader.fingerprint(of: value)
             case "static":
                 staticFolders = try reader.strings(value, "static")
                 staticFoldersNamed = true
@@ -146,6 +155,8 @@ public struct SiteConfig: Sendable {
         self.allowsRawHTML = allowsRawHTML
         self.staticFolders = staticFolders
         self.staticFoldersNamed = staticFoldersNamed
+        self.params = params
+        self.paramsFingerprint = paramsFingerprint
         self.collections = collections
         var listings: [ListingConfig] = []
         if let listingNodes {
@@ -638,6 +649,50 @@ public struct ListingConfig: Sendable {
             } else {
                 throw reader.error(feedsNode, "a feed dates its entries: sort listing '\(name)' by a date field first, or name one with feedDate")
             }
+        }
+    }
+}
+
+/// A value of `params:` in `sitegen.yml`, typed as YAML resolves it, for templates.
+public indirect enum ParamValue: Sendable, Equatable {
+    case text(String)
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+    case null
+    case list([ParamValue])
+    case mapping([String: ParamValue])
+
+    /// The value of a YAML node: `true` a boolean (so `{{#site.params.comments}}` can be off), `3` a number.
+    init(_ node: Node) {
+        switch node {
+        case .scalar(let scalar):
+            switch Tag.Name(rawValue: node.tag.rawValue) {
+            case .bool: self = Bool.construct(from: scalar).map(ParamValue.bool) ?? .text(scalar.string)
+            case .int: self = Int.construct(from: scalar).map(ParamValue.integer) ?? .text(scalar.string)
+            case .float: self = Double.construct(from: scalar).map(ParamValue.number) ?? .text(scalar.string)
+            case .null: self = .null
+            default: self = .text(scalar.string)
+            }
+        case .sequence(let sequence): self = .list(sequence.map(ParamValue.init))
+        case .mapping(let mapping):
+            var values: [String: ParamValue] = [:]
+            for (key, value) in mapping { values[key.string ?? "\(key)"] = ParamValue(value) }
+            self = .mapping(values)
+        case .alias: self = .null
+        }
+    }
+
+    /// What a template's context holds for it.
+    var templateValue: Any {
+        switch self {
+        case .text(let text): text
+        case .bool(let flag): flag
+        case .integer(let number): number
+        case .number(let number): number
+        case .null: NSNull()
+        case .list(let values): values.map(\.templateValue)
+        case .mapping(let values): values.mapValues(\.templateValue) as [String: Any]
         }
     }
 }

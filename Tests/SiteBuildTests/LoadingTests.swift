@@ -1141,6 +1141,37 @@ final class LoadingTests: XCTestCase {
         }
     }
 
+    /// A site had nowhere for its own values (an author, a menu of links): `params:` is read by templates
+    /// as `site.params`, typed as YAML types it, and a change renders every page again.
+    func testParamsAreTheSitesOwnValuesForTemplatesAndAChangeRendersEveryPage() throws {
+        let config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        try write("sitegen.yml", config.replacingOccurrences(of: "title: Test\n", with: """
+            title: Test
+            params:
+              author: Ann Example
+              comments: false
+              since: 2019
+              links: [{name: Code, url: "https://example.org/code"}, {name: Mail, url: "mailto:a@example.org"}]
+
+            """))
+        try write("Templates/list.mustache", "{{site.params.author}} {{site.params.since}}{{#site.params.comments}} comments{{/site.params.comments}}:"
+                  + "{{#site.params.links}}<a href=\"{{url}}\">{{name}}</a>{{/site.params.links}}")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try page("index.html"), "Ann Example 2019:<a href=\"https://example.org/code\">Code</a><a href=\"mailto:a@example.org\">Mail</a>")
+        try write("sitegen.yml", try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+            .replacingOccurrences(of: "comments: false", with: "comments: true"))
+        let changed = try build()
+        XCTAssertEqual(changed.rendered.first { $0.path == "index.html" }?.reason, "settings changed (sitegen.yml or the menu)")
+        XCTAssertTrue(try page("index.html").hasPrefix("Ann Example 2019 comments:"))
+        // A misspelt name is an error, as any other is.
+        try write("Templates/list.mustache", "{{site.params.autor}}")
+        XCTAssertThrowsError(try build()) { XCTAssertTrue("\($0)".contains("'site.params.autor' is not a field or a value this page has"), "\($0)") }
+        try write("sitegen.yml", config.replacingOccurrences(of: "title: Test\n", with: "title: Test\nparams: [a, b]\n"))
+        XCTAssertThrowsError(try build()) {
+            XCTAssertEqual("\($0)", "sitegen.yml:2:9: params must be a mapping of names to values, such as params: {author: Ann}")
+        }
+    }
+
     /// A static file that became a folder of the same name (or back) failed every build until `output/`
     /// was cleared by hand: the last build's file stood where the new folder goes.
     func testAStaticFileThatBecomesAFolderAndBackIsPublishedAndWhatSitegenDidNotMakeIsKept() throws {
