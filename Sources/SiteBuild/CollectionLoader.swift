@@ -156,19 +156,20 @@ struct CollectionLoader {
         // The folders are walked while this thread reads what the store knows of the files: at 100,000
         // records each took a third of an incremental build's load.
         let root = root
-        let walk = BackgroundWork { () -> [(entry: SourceGlob.Entry, pattern: Int)] in
+        let walk = BackgroundWork { () -> ([(entry: SourceGlob.Entry, pattern: Int)], [SourceGlob.Unreadable]) in
             // Only two patterns can name one file twice; one pattern's files are distinct already.
             var present: Set<String>? = collection.sources.count > 1 ? [] : nil
-            var found: [(entry: SourceGlob.Entry, pattern: Int)] = []
+            var found: [(entry: SourceGlob.Entry, pattern: Int)] = [], unreadable: [SourceGlob.Unreadable] = []
             for (number, pattern) in collection.sources.enumerated() {
-                for entry in SourceGlob(pattern: pattern).entries(under: root, sorted: false) where present?.insert(entry.path).inserted ?? true {
+                for entry in SourceGlob(pattern: pattern).entries(under: root, sorted: false, unreadable: &unreadable)
+                where present?.insert(entry.path).inserted ?? true {
                     found.append((entry, number))
                 }
             }
-            return found
+            return (found, unreadable)
         }
         let known = try store.fingerprints(ofCollection: collection.name)
-        let found = try walk.value()
+        let (found, unreadable) = try walk.value()
         // Each file is looked up and sorted into the ones to read and the others on two threads, in halves.
         let parts = found.count >= 4_096 ? 2 : 1
         let shares = (0..<parts).map { _ in FilesShare() }
@@ -202,6 +203,17 @@ struct CollectionLoader {
         // A pattern's folder that is not there is a checkout or a mount missing, not a collection emptied
         // on purpose (that leaves the folder): its files' rows are kept, and the build fails, a first
         // build too (a clean checkout in CI that lacks its data must not publish an empty site).
+        // A folder that cannot be listed, or a file behind a link to nothing, is out of sight, not deleted:
+        // its sources keep their rows, and the build fails until it can be read or is removed.
+        var seen = Set<String>()
+        for place in unreadable where seen.insert(place.path).inserted {
+            let kept = removed.filter { place.isFolder ? $0.hasPrefix(place.path + "/") : $0 == place.path }
+            removed.removeAll { place.isFolder ? $0.hasPrefix(place.path + "/") : $0 == place.path }
+            let outcome = kept.isEmpty ? "" : place.isFolder
+                ? "; the records of its \(kept.count) file\(kept.count == 1 ? "" : "s") from the last build are kept"
+                : "; its records from the last build are kept"
+            missing.append(SourceError(file: place.path, reason: (place.isFolder ? "folder " : "") + place.reason + outcome))
+        }
         for folder in missingFolders(of: collection) {
             let kept = removed.filter { $0.hasPrefix(folder + "/") }
             removed.removeAll { $0.hasPrefix(folder + "/") }

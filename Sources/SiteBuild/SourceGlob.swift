@@ -14,6 +14,14 @@ struct SourceGlob {
         let modified: Double
     }
 
+    /// A folder the walk could not list, or a file (or link) whose status it could not read: its path as
+    /// the walk writes paths, and why. Its sources are not gone, only out of sight, so their rows stay.
+    struct Unreadable: Equatable {
+        let path: String
+        let reason: String
+        let isFolder: Bool
+    }
+
     /// Where the source file `path` (relative to the site at `rootPath`, or absolute) is on the disk.
     static func location(of path: String, under rootPath: String) -> String {
         path.hasPrefix("/") ? path : rootPath + "/" + path
@@ -39,14 +47,20 @@ struct SourceGlob {
     /// `sorted` is false (then in the order the file system lists them). Each is looked up from its
     /// folder (`fstatat`), not from the root: a path walk per file cost more than the stat.
     func entries(under root: URL, sorted: Bool = true) -> [Entry] {
+        var unreadable: [Unreadable] = []
+        return entries(under: root, sorted: sorted, unreadable: &unreadable)
+    }
+
+    /// `entries(under:sorted:)`, adding to `unreadable` the folders and files the walk could not look at.
+    func entries(under root: URL, sorted: Bool = true, unreadable: inout [Unreadable]) -> [Entry] {
         let rootPath = root.standardizedFileURL.path
         let shape = Shape(pattern)
         guard shape.hasWildcard else {
-            guard let entry = Self.entry(at: pattern, under: rootPath) else { return [] }
+            guard let entry = Self.entry(at: pattern, under: rootPath, unreadable: &unreadable) else { return [] }
             return [entry]
         }
         var matches: [Entry] = []
-        walk(rootPath, relative: shape.base, depth: shape.depth, glob: shape.glob, flags: shape.flags, into: &matches)
+        walk(rootPath, relative: shape.base, depth: shape.depth, glob: shape.glob, flags: shape.flags, into: &matches, unreadable: &unreadable)
         return sorted ? matches.sorted { $0.path < $1.path } : matches
     }
 
@@ -77,9 +91,33 @@ struct SourceGlob {
 
     /// The file at `path` (as the walk writes paths) with its status, if it is a regular file (or a link to one).
     static func entry(at path: String, under rootPath: String) -> Entry? {
+        var unreadable: [Unreadable] = []
+        return entry(at: path, under: rootPath, unreadable: &unreadable)
+    }
+
+    /// `entry(at:under:)`, adding to `unreadable` a link to nothing or a file whose status cannot be read.
+    static func entry(at path: String, under rootPath: String, unreadable: inout [Unreadable]) -> Entry? {
         var status = stat()
-        guard stat(location(of: path, under: rootPath), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let location = location(of: path, under: rootPath)
+        guard stat(location, &status) == 0 else {
+            if let problem = Self.problem(errno, at: location, path: path) { unreadable.append(problem) }
+            return nil
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Entry(path: path, size: Int64(status.st_size), modified: modified(status))
+    }
+
+    /// What a failed `stat` of the file at `location` (written `path`) says, unless the file is simply not
+    /// there: a link whose target is gone, or a status that cannot be read.
+    private static func problem(_ error: Int32, at location: String, path: String) -> Unreadable? {
+        var link = stat()
+        let isLink = lstat(location, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK
+        if error == ENOENT || error == ENOTDIR {
+            guard isLink else { return nil }
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: location)) ?? "?"
+            return Unreadable(path: path, reason: "is a link to \(target), which is not there", isFolder: false)
+        }
+        return Unreadable(path: path, reason: "cannot be looked at: " + String(cString: strerror(error)), isFolder: false)
     }
 
     /// What the pattern matches at or under `location` (an absolute, standardized path of a file or folder
@@ -95,7 +133,11 @@ struct SourceGlob {
             // A folder above the file changed (moved away and made again): only a look at the file says.
             if file.hasPrefix(location + "/") { return nil }
             guard location == file else { return ([], []) }
-            return (Self.entry(at: pattern, under: rootPath).map { [$0] } ?? [], [pattern])
+            var unreadable: [Unreadable] = []
+            let entry = Self.entry(at: pattern, under: rootPath, unreadable: &unreadable)
+            // What cannot be looked at is said by a walk of them all.
+            guard unreadable.isEmpty else { return nil }
+            return (entry.map { [$0] } ?? [], [pattern])
         }
         let baseLocation = Self.standardized(shape.base.isEmpty ? rootPath : Self.location(of: shape.base, under: rootPath))
         if baseLocation == location || baseLocation.hasPrefix(location + "/") { return nil }
@@ -107,14 +149,16 @@ struct SourceGlob {
         guard !parts.contains(where: { $0.hasPrefix(".") }), parts.count <= shape.depth else { return ([], []) }
         let path = shape.base.isEmpty ? String(rest) : shape.base == "/" ? "/" + rest : shape.base + "/" + rest
         var status = stat()
+        var unreadable: [Unreadable] = []
         if lstat(location, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             var matches: [Entry] = []
             walk(rootPath, relative: path, depth: shape.depth == Int.max ? Int.max : shape.depth - parts.count, glob: shape.glob,
-                 flags: shape.flags, into: &matches)
-            return (matches, [path])
+                 flags: shape.flags, into: &matches, unreadable: &unreadable)
+            return unreadable.isEmpty ? (matches, [path]) : nil
         }
         guard fnmatch(shape.glob, path, shape.flags) == 0 else { return ([], [path]) }
-        return (Self.entry(at: path, under: rootPath).map { [$0] } ?? [], [path])
+        let entry = Self.entry(at: path, under: rootPath, unreadable: &unreadable)
+        return unreadable.isEmpty ? (entry.map { [$0] } ?? [], [path]) : nil
     }
 
     /// Whether a walk of the pattern finds the file `path` (written as the walk writes paths), if it is there.
@@ -145,8 +189,17 @@ struct SourceGlob {
     }
 
     /// Adds each regular file (or link to one) under `relative` matching `glob`, at most `depth` levels down.
-    private func walk(_ rootPath: String, relative: String, depth: Int, glob: String, flags: Int32, into matches: inout [Entry]) {
-        guard depth > 0, let folder = opendir(relative.isEmpty ? rootPath : Self.location(of: relative, under: rootPath)) else { return }
+    private func walk(_ rootPath: String, relative: String, depth: Int, glob: String, flags: Int32, into matches: inout [Entry],
+                      unreadable: inout [Unreadable]) {
+        guard depth > 0 else { return }
+        guard let folder = opendir(relative.isEmpty ? rootPath : Self.location(of: relative, under: rootPath)) else {
+            // A folder that is not there has no files (a missing pattern folder is said elsewhere); one that
+            // cannot be listed has files this build cannot see.
+            if errno != ENOENT && errno != ENOTDIR {
+                unreadable.append(Unreadable(path: relative, reason: "cannot be listed: " + String(cString: strerror(errno)), isFolder: true))
+            }
+            return
+        }
         defer { closedir(folder) }
         var candidates: [(name: String, path: String, unknown: Bool)] = []
         while let entry = readdir(folder) {
@@ -155,7 +208,7 @@ struct SourceGlob {
             let path = relative.isEmpty ? name : relative == "/" ? "/" + name : relative + "/" + name
             let type = Int32(entry.pointee.d_type)
             if type == Int32(DT_DIR) {
-                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)
+                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
                 continue
             }
             // Files and links are looked at only when their name matches; entries of unknown type, once
@@ -171,11 +224,18 @@ struct SourceGlob {
         let parts = candidates.count >= 4_096 ? 2 : 1
         let shares = (0..<parts).map { _ in Share() }
         DispatchQueue.concurrentPerform(iterations: parts) { part in
-            var found: [Entry] = [], folders: [String] = []
+            var found: [Entry] = [], folders: [String] = [], problems: [Unreadable] = []
             for (name, path, unknown) in named[named.count * part / parts..<named.count * (part + 1) / parts] {
                 var status = stat()
                 // Through links: a symbolic link to a file counts as the file (data is often linked in from elsewhere).
-                guard fstatat(descriptor, name, &status, 0) == 0 else { continue }
+                guard fstatat(descriptor, name, &status, 0) == 0 else {
+                    let error = errno
+                    if !unknown || fnmatch(glob, path, flags) == 0,
+                       let problem = Self.problem(error, at: Self.location(of: path, under: rootPath), path: path) {
+                        problems.append(problem)
+                    }
+                    continue
+                }
                 switch status.st_mode & S_IFMT {
                 case S_IFREG:
                     if !unknown || fnmatch(glob, path, flags) == 0 {
@@ -189,11 +249,15 @@ struct SourceGlob {
             }
             shares[part].found = found
             shares[part].folders = folders
+            shares[part].problems = problems
         }
-        for share in shares { matches += share.found }
+        for share in shares {
+            matches += share.found
+            unreadable += share.problems
+        }
         // Links to folders are not followed, so a loop of links cannot hang the walk.
         for path in shares.flatMap(\.folders) {
-            walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches)
+            walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
         }
     }
 
@@ -201,5 +265,6 @@ struct SourceGlob {
     private final class Share: @unchecked Sendable {
         var found: [Entry] = []
         var folders: [String] = []
+        var problems: [Unreadable] = []
     }
 }

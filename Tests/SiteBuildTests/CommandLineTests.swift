@@ -12,9 +12,9 @@ final class CommandLineTests: XCTestCase {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
-    private func run(_ arguments: [String], in folder: URL) throws -> (status: Int32, stdout: String, stderr: String) {
+    private func run(_ arguments: [String], in folder: URL, executable: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable ?? self.executable
         process.arguments = arguments
         process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
@@ -124,6 +124,41 @@ final class CommandLineTests: XCTestCase {
 
     /// A build that fails on a template leaves its manifest unsaved and publishes none of its pages; the
     /// build after the fix builds as a clean build would, and deletes nothing else of the output folder's.
+    /// A source folder that could not be listed (its permissions changed) was taken for an empty one: its
+    /// records and pages were deleted, with exit status 0. Run as a user the permissions bind (root is not).
+    func testASourceFolderThatCannotBeListedKeepsItsRecordsAndFailsTheBuild() throws {
+        let site = try exampleSite()
+        var command = [executable.path, "build"]
+        if getuid() == 0 {
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("no setpriv to build as another user") }
+            let chown = try Process.run(URL(fileURLWithPath: "/bin/chown"), arguments: ["-R", "65534:65534", site.path])
+            chown.waitUntilExit()
+            command = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
+        }
+        func build() throws -> (status: Int32, stdout: String, stderr: String) {
+            getuid() == 0 ? try run(command, in: site, executable: URL(fileURLWithPath: "/usr/bin/setpriv")) : try run(["build"], in: site)
+        }
+        let first = try build()
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let before = try files(under: site.appendingPathComponent("output"))
+        let records = site.appendingPathComponent("content/records")
+        let count = try FileManager.default.contentsOfDirectory(atPath: records.path).filter { $0.hasSuffix(".csv") }.count
+        XCTAssertGreaterThan(count, 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: records.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: records.path) }
+        let hidden = try build()
+        XCTAssertEqual(hidden.status, 1)
+        XCTAssertTrue(hidden.stderr.contains("content/records: folder cannot be listed: Permission denied; the records of its \(count) file"
+                                             + (count == 1 ? "" : "s") + " from the last build are kept"), hidden.stderr)
+        let during = try files(under: site.appendingPathComponent("output"))
+        XCTAssertEqual(Array(Set(before.keys).subtracting(during.keys).sorted().prefix(3)), [], "no page deleted")
+        XCTAssertTrue(during == before)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: records.path)
+        let again = try build()
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(try files(under: site.appendingPathComponent("output")) == before)
+    }
+
     func testTheBuildAfterATemplateErrorKeepsTheFilesSitegenDidNotMake() throws {
         let site = try exampleSite(), reference = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)

@@ -1141,6 +1141,30 @@ final class LoadingTests: XCTestCase {
         }
     }
 
+    /// A source linked in from elsewhere whose target went (a mount, a moved file) was taken for a deleted
+    /// file: its records and pages went, with no word.
+    func testASourceLinkedToNothingKeepsItsRecordsAndFailsTheBuild() throws {
+        let fm = FileManager.default
+        let elsewhere = site.appendingPathComponent("elsewhere")
+        try fm.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try "cert,name,closed\n7,Linked,2024-05-01\n".write(to: elsewhere.appendingPathComponent("more.csv"), atomically: true, encoding: .utf8)
+        try fm.createSymbolicLink(atPath: site.appendingPathComponent("data/more.csv").path, withDestinationPath: "../elsewhere/more.csv")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try page("index.html"), "7;3;2;1;")
+        try fm.moveItem(at: elsewhere, to: site.appendingPathComponent("elsewhere-moved"))
+        let dangling = try build()
+        XCTAssertFalse(dangling.succeeded)
+        XCTAssertEqual(dangling.problems.map(\.description),
+                       ["data/more.csv: is a link to ../elsewhere/more.csv, which is not there; its records from the last build are kept"])
+        XCTAssertEqual(try page("index.html"), "7;3;2;1;")
+        // The link mended: read as before. The link removed: its records go.
+        try fm.moveItem(at: site.appendingPathComponent("elsewhere-moved"), to: elsewhere)
+        XCTAssertTrue(try build().succeeded)
+        try fm.removeItem(at: site.appendingPathComponent("data/more.csv"))
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try page("index.html"), "3;2;1;")
+    }
+
     /// A site had nowhere for its own values (an author, a menu of links): `params:` is read by templates
     /// as `site.params`, typed as YAML types it, and a change renders every page again.
     func testParamsAreTheSitesOwnValuesForTemplatesAndAChangeRendersEveryPage() throws {
