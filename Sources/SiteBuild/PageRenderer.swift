@@ -644,7 +644,7 @@ struct PageRenderer {
                                                         + "write the site elsewhere, or name another static folder"))
             }
             var found: [(path: String, url: URL)] = []
-            collectFiles(in: base, relative: "", label: folder, into: &found, warnings: &warnings) { name, _, _ in
+            try collectFiles(in: base, relative: "", label: folder, into: &found, warnings: &warnings) { name, _, _ in
                 !name.hasPrefix(".") || name == ".well-known" || name == ".htaccess"
             }
             // In path order, so that which files are planned first does not depend on the file system's order.
@@ -698,7 +698,7 @@ struct PageRenderer {
                     .deletingLastPathComponent().standardizedFileURL
                 let sourceFolder = (source as NSString).deletingLastPathComponent
                 var found: [(path: String, url: URL)] = []
-                collectFiles(in: folder, relative: "", label: sourceFolder, into: &found, warnings: &warnings) { name, url, isFolder in
+                try collectFiles(in: folder, relative: "", label: sourceFolder, into: &found, warnings: &warnings) { name, url, isFolder in
                     guard !name.hasPrefix(".") else { return false }
                     if isFolder {
                         let inner = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
@@ -721,8 +721,25 @@ struct PageRenderer {
     /// The files under `folder` (`relative` to the folder published, which `label` names in warnings) whose
     /// names, and whose folders' names, `keep` accepts, following links; a link that leads to nothing is a warning.
     private func collectFiles(in folder: URL, relative: String, label: String, into found: inout [(path: String, url: URL)],
-                              warnings: inout [SourceError], depth: Int = 0, keep: (String, URL, Bool) -> Bool) {
-        guard depth < 40, let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+                              warnings: inout [SourceError], depth: Int = 0, keep: (String, URL, Bool) -> Bool) throws {
+        guard depth < 40 else { return }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            // Gone since it was found: nothing to publish. Taken for empty, a folder that cannot be listed (its
+            // permissions) would have its files deleted from the output: the build stops instead, as it does
+            // for a file that cannot be read.
+            // Foundation's error keeps no errno on Linux: the folder is opened again for it.
+            guard let listing = opendir(folder.path) else {
+                if errno == ENOENT || errno == ENOTDIR { return }
+                throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder.path,
+                                                              NSLocalizedDescriptionKey: "cannot be listed: " + String(cString: strerror(errno))])
+            }
+            closedir(listing)
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder.path,
+                                                          NSLocalizedDescriptionKey: "cannot be listed: \(error.localizedDescription)"])
+        }
         for name in names.sorted() {
             let url = folder.appendingPathComponent(name)
             let path = relative.isEmpty ? name : relative + "/" + name
@@ -733,7 +750,7 @@ struct PageRenderer {
             }
             guard keep(name, url, isFolder.boolValue) else { continue }
             if isFolder.boolValue {
-                collectFiles(in: url, relative: path, label: label, into: &found, warnings: &warnings, depth: depth + 1, keep: keep)
+                try collectFiles(in: url, relative: path, label: label, into: &found, warnings: &warnings, depth: depth + 1, keep: keep)
             } else {
                 found.append((path, url))
             }

@@ -198,6 +198,8 @@ public struct SiteBuilder {
             }
         } catch let error as TemplateError {
             throw BuildError.templates(error)
+        } catch let error as CocoaError where error.code == .fileReadUnknown {
+            throw BuildError.input(path: error.userInfo[NSFilePathErrorKey] as? String ?? root.path, reason: error.localizedDescription)
         } catch let error as CocoaError {
             throw BuildError.output(path: error.userInfo[NSFilePathErrorKey] as? String ?? outputDirectory.path,
                                     reason: error.localizedDescription)

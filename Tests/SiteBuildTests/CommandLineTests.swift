@@ -128,6 +128,8 @@ final class CommandLineTests: XCTestCase {
     /// records and pages were deleted, with exit status 0. Run as a user the permissions bind (root is not).
     func testASourceFolderThatCannotBeListedKeepsItsRecordsAndFailsTheBuild() throws {
         let site = try exampleSite()
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("static/img"), withIntermediateDirectories: true)
+        try "logo".write(to: site.appendingPathComponent("static/img/logo.svg"), atomically: true, encoding: .utf8)
         var command = [executable.path, "build"]
         if getuid() == 0 {
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("no setpriv to build as another user") }
@@ -157,6 +159,15 @@ final class CommandLineTests: XCTestCase {
         let again = try build()
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(try files(under: site.appendingPathComponent("output")) == before)
+
+        // A static folder that cannot be listed stops the build; what it published stays.
+        let images = site.appendingPathComponent("static/img")
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: images.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: images.path) }
+        let stopped = try build()
+        XCTAssertEqual(stopped.status, 1)
+        XCTAssertTrue(stopped.stderr.contains("static/img: cannot be listed: Permission denied"), stopped.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: site.appendingPathComponent("output/img/logo.svg").path), Data("logo".utf8))
     }
 
     func testTheBuildAfterATemplateErrorKeepsTheFilesSitegenDidNotMake() throws {
