@@ -16,13 +16,16 @@ struct CollectionLoader {
     /// caller knows them (a watch, from inotify): only sources there, and those that failed, are looked at.
     /// nil: the status of every source is read.
     var changedPaths: Set<String>?
+    /// Reads every source, whatever its status says (`--full`): a file whose bytes changed under a status
+    /// restored by hand is read too. Bytes that are the last load's are still not parsed.
+    var readsEverySource = false
 
     struct Outcome {
         var changeset = Changeset()
         var problems: [SourceError] = []
         var warnings: [SourceError] = []
         var sourcesRead = 0
-        /// Sources skipped because their size and modification time (or bytes) were unchanged.
+        /// Sources skipped because their size and change time (or bytes) were unchanged.
         var sourcesUnchanged = 0
         /// Sources read whose bytes were those of their last load.
         var sourcesSameBytes = 0
@@ -54,7 +57,7 @@ struct CollectionLoader {
     private struct CollectionPlan {
         let collection: CollectionConfig
         let schema: CollectionSchema
-        /// The files whose size or modification time changed since their last good load (or that are new),
+        /// The files whose size or change time changed since their last good load (or that are new),
         /// in the loading order.
         let files: [FilePlan]
         /// The others: read only into a rebuilt table, or when a feed of the collection changed. Empty
@@ -137,7 +140,7 @@ struct CollectionLoader {
         var toRead: [FilePlan] = [], unchanged = 0
         for (path, (entry, pattern)) in found {
             let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
-            if Self.isUnchanged(stat, since: known[path]) {
+            if !readsEverySource && Self.isUnchanged(stat, since: known[path]) {
                 unchanged += 1
             } else {
                 toRead.append(FilePlan(path: path, stat: stat, previous: known[path], pattern: pattern))
@@ -173,6 +176,7 @@ struct CollectionLoader {
         // Each file is looked up and sorted into the ones to read and the others on two threads, in halves.
         let parts = found.count >= 4_096 ? 2 : 1
         let shares = (0..<parts).map { _ in FilesShare() }
+        let readsEverySource = readsEverySource
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let share = shares[part]
             for (entry, pattern) in found[found.count * part / parts..<found.count * (part + 1) / parts] {
@@ -181,7 +185,7 @@ struct CollectionLoader {
                 if previous != nil { share.known += 1 }
                 let plan = FilePlan(path: entry.path, stat: stat, previous: previous, pattern: pattern)
                 // Estimated before the transaction: a schema change makes every file need reading.
-                if Self.isUnchanged(stat, since: previous) { share.unchanged.append(plan) } else { share.toRead.append(plan) }
+                if !readsEverySource && Self.isUnchanged(stat, since: previous) { share.unchanged.append(plan) } else { share.toRead.append(plan) }
             }
         }
         var toRead = shares.flatMap(\.toRead), unchanged = shares.count == 1 ? shares[0].unchanged : shares.flatMap(\.unchanged)
@@ -244,7 +248,7 @@ struct CollectionLoader {
         path.hasPrefix("/") ? URL(fileURLWithPath: path, isDirectory: false) : root.appendingPathComponent(path, isDirectory: false)
     }
 
-    /// Same size and modification time as a good load: not even read.
+    /// Same size and change time (ctime) as a good load: not even read.
     private static func isUnchanged(_ stat: SiteStore.SourceFingerprint, since previous: SiteStore.SourceFingerprint?) -> Bool {
         guard let previous, previous.succeeded else { return false }
         return previous.size == stat.size && previous.modified == stat.modified

@@ -621,7 +621,7 @@ struct PageRenderer {
 
     /// Publishes the files of the site's static folders (under `root`) at the same paths in the output
     /// folder, as they are; the first folder `static:` names has a path both have. A file whose size and
-    /// modification time are the last build's is kept unread. Hidden files and folders (`.DS_Store`,
+    /// change time are the last build's is kept unread. Hidden files and folders (`.DS_Store`,
     /// `.git`) are left out, except `.well-known/` and `.htaccess`, which servers read; links are followed.
     func renderStaticFiles(root: URL) throws -> [SourceError] {
         var warnings: [SourceError] = []
@@ -656,15 +656,16 @@ struct PageRenderer {
     }
 
     /// Publishes the file at `url` as it is at `path` of the output folder, planned as a page owned by
-    /// `owner`: kept unread while its size and modification time are the last build's.
+    /// `owner`: kept unread while its size and change time are the last build's.
     private func publishAsItIs(_ url: URL, at path: String, owner: String) throws {
         // `stat`, which follows a link: its target's size and time are what change when the file does.
         var status = stat()
         guard stat(url.path, &status) == 0 else { return }
         var data = Fingerprint()
         data.combine(Int64(status.st_size))
-        data.combine(Int64(status.st_mtim.tv_sec))
-        data.combine(Int64(status.st_mtim.tv_nsec))
+        // The change time, which setting the modification time back (`touch -d`) moves forward too.
+        data.combine(Int64(status.st_ctim.tv_sec))
+        data.combine(Int64(status.st_ctim.tv_nsec))
         let inputs = PageInputs(settings: 0, template: 0, data: data.signed)
         let record = PageRecord(inputs: nil, hash: 0, owner: owner, key: "")
         guard plan.needsRender([path], inputs: inputs, about: record, explain: { "the file changed" }) else { return }

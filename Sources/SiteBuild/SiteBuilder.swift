@@ -120,7 +120,8 @@ public struct SiteBuilder {
                 : nil
             return (previous.paths.count, RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll))
         }
-        let changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources, into: &summary)
+        let changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
+                               readingEverySource: options.full, into: &summary)
         loaded = true
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
@@ -286,9 +287,11 @@ extension SiteBuilder {
 
     /// Loads the sources and returns what changed in the store.
     @discardableResult
-    func load(config: SiteConfig, store: SiteStore, changedSources: Set<String>? = nil, into summary: inout BuildSummary) throws -> Changeset {
+    func load(config: SiteConfig, store: SiteStore, changedSources: Set<String>? = nil, readingEverySource: Bool = false,
+              into summary: inout BuildSummary) throws -> Changeset {
         var loader = CollectionLoader(root: root, config: config, store: store)
         loader.changedPaths = changedSources
+        loader.readsEverySource = readingEverySource
         loader.progress = onLoadProgress
         let loaded: CollectionLoader.Outcome
         do {

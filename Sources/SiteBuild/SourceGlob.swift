@@ -7,7 +7,7 @@ import Foundation
 struct SourceGlob {
     let pattern: String
 
-    /// A matching file, with its size and modification time (through a symbolic link, its target's).
+    /// A matching file, with its size and change time (through a symbolic link, its target's).
     struct Entry {
         let path: String
         let size: Int64
@@ -43,7 +43,7 @@ struct SourceGlob {
         entries(under: root).map(\.path)
     }
 
-    /// Matching files relative to `root` with their sizes and modification times, sorted by path unless
+    /// Matching files relative to `root` with their sizes and change times, sorted by path unless
     /// `sorted` is false (then in the order the file system lists them). Each is looked up from its
     /// folder (`fstatat`), not from the root: a path walk per file cost more than the stat.
     func entries(under root: URL, sorted: Bool = true) -> [Entry] {
@@ -184,8 +184,11 @@ struct SourceGlob {
         URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
+    /// When the file last changed, as its fingerprint has it: the status change time (`ctime`), which every
+    /// write moves forward, and so does setting the modification time back (`touch -d`, `tar --mtime`,
+    /// `rsync -t`), after which an edit of the same size went unseen.
     private static func modified(_ status: stat) -> Double {
-        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9
     }
 
     /// Adds each regular file (or link to one) under `relative` matching `glob`, at most `depth` levels down.

@@ -1141,6 +1141,25 @@ final class LoadingTests: XCTestCase {
         }
     }
 
+    /// An edit of the same size whose modification time was set back (`touch -d`, `tar --mtime`, `rsync -t`)
+    /// went unseen by every build, `--full` too: the output was no longer what a clean build writes.
+    func testAnEditUnderARestoredModificationTimeIsReadAndFullReadsEverySource() throws {
+        let fm = FileManager.default
+        let csv = site.appendingPathComponent("data/banks.csv").path
+        let old = Date(timeIntervalSince1970: 1_577_836_800)
+        try fm.setAttributes([.modificationDate: old], ofItemAtPath: csv)
+        XCTAssertTrue(try build().succeeded)
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,Betb,2024-02-01\n3,Gamma,2024-03-01\n")
+        try fm.setAttributes([.modificationDate: old], ofItemAtPath: csv)
+        let edited = try build()
+        XCTAssertEqual(changes(edited), [0, 1, 0], "the renamed bank is read")
+        // --full trusts no status: every source is read, and those whose bytes are the last load's are not parsed.
+        let full = try SiteBuilder(root: site).build(options: SiteBuilder.Options(full: true))
+        XCTAssertEqual([full.sourcesRead, full.sourcesUnchanged], [3, 0])
+        XCTAssertGreaterThanOrEqual(full.sourcesSameBytes, 2, "the CSV and the NDJSON file are not parsed again")
+        XCTAssertEqual(changes(full), [0, 0, 0])
+    }
+
     /// A source linked in from elsewhere whose target went (a mount, a moved file) was taken for a deleted
     /// file: its records and pages went, with no word.
     func testASourceLinkedToNothingKeepsItsRecordsAndFailsTheBuild() throws {
