@@ -74,7 +74,8 @@ final class OutputWriter: @unchecked Sendable {
         let fullPath = rootPath + "/" + path
         // In a folder this build made (or below one), a page is new: looking for the file is a system call
         // per page of a first build (a twentieth of the workers' time at 100,000 records) that finds nothing.
-        let existing = isInMadeFolder(path) ? .missing : Self.compare(fileAt: fullPath, with: data)
+        var device: UInt64 = 0
+        let existing = isInMadeFolder(path) ? .missing : Self.compare(fileAt: fullPath, with: data, device: &device)
         if existing == .same {
             lock.withLock { unchangedCount += 1 }
             return
@@ -91,7 +92,11 @@ final class OutputWriter: @unchecked Sendable {
             try newFiles?.record(path)
             try makeFolder(of: path)
         }
-        if existing == .different, let spares, let spare = try spares.write(data) {
+        // A spare takes the page's place at `publish()` only if a rename there can work: the same file system,
+        // and a folder this build may write in (else the page waits for a temporary file, which fails now,
+        // before anything is published).
+        if existing == .different, let spares, device == spares.device, Self.isWritableFolder(of: fullPath),
+           let spare = try spares.write(data) {
             // Written into a spare's blocks, to be swapped in.
             lock.withLock { staged.append((spare, fullPath, true)) }
         } else {
@@ -213,6 +218,12 @@ final class OutputWriter: @unchecked Sendable {
         lock.withLock { setAside.append((path, aside, files)) }
     }
 
+    /// Whether this process may make and rename files in the folder of the file at `path`.
+    private static func isWritableFolder(of path: String) -> Bool {
+        guard let slash = path.lastIndex(of: "/") else { return true }
+        return access(String(path[..<slash]), W_OK) == 0
+    }
+
     /// Whether `path` is a folder, or a link to one.
     private static func isFolder(_ path: String) -> Bool {
         var status = stat()
@@ -238,12 +249,13 @@ final class OutputWriter: @unchecked Sendable {
     private enum Existing { case missing, other, different, same }
 
     /// Whether the file at `path` has exactly `data`; a missing file or one of another size is not read.
-    private static func compare(fileAt path: String, with data: Data) -> Existing {
+    private static func compare(fileAt path: String, with data: Data, device: inout UInt64) -> Existing {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .other }
+        device = UInt64(status.st_dev)
         guard Int(status.st_size) == data.count else { return .different }
         var existing = Data(count: data.count)
         let count = existing.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress!, $0.count) }

@@ -17,6 +17,9 @@ final class SpareFiles: @unchecked Sendable {
     let folder: String
     /// At most this many spares are kept: about a tenth of the site's pages, a few hundred MB at most.
     let capacity: Int
+    /// The file system the spares are on: a page on another (a folder of the output mounted elsewhere)
+    /// cannot take one's place, as a rename cannot cross.
+    let device: UInt64
 
     private let lock = NSLock()
     /// Spares an earlier build left, free to be written into by this one.
@@ -47,6 +50,7 @@ final class SpareFiles: @unchecked Sendable {
             return nil
         }
         lockDescriptor = descriptor
+        device = UInt64(folderStatus.st_dev)
         self.folder = folder
         self.capacity = capacity
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

@@ -124,22 +124,83 @@ final class CommandLineTests: XCTestCase {
 
     /// A build that fails on a template leaves its manifest unsaved and publishes none of its pages; the
     /// build after the fix builds as a clean build would, and deletes nothing else of the output folder's.
+    /// A `sitegen build` of `site` run as a user that permissions bind: as nobody when the tests run as root
+    /// (the site is given to nobody), else as the tests' user.
+    private func buildAsAnotherUserThanRoot(_ site: URL) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
+        guard getuid() == 0 else { return { try self.run(["build"], in: site) } }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("no setpriv to build as another user") }
+        let chown = try Process.run(URL(fileURLWithPath: "/bin/chown"), arguments: ["-R", "65534:65534", site.path])
+        chown.waitUntilExit()
+        let command = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path, "build"]
+        return { try self.run(command, in: site, executable: URL(fileURLWithPath: "/usr/bin/setpriv")) }
+    }
+
+    /// A page folder the build may not write in failed at the page's exchange with a spare, once every
+    /// page before it in the publishing had taken its place: a build that failed published half its pages.
+    func testAPageFolderThatCannotBeWrittenStopsTheBuildBeforeAnyPageIsPublished() throws {
+        let site = try exampleSite()
+        let build = try buildAsAnotherUserThanRoot(site)
+        let base = site.appendingPathComponent("Templates/base.mustache")
+        func mark(_ text: String) throws {
+            let template = try String(contentsOf: base, encoding: .utf8)
+            try template.replacingOccurrences(of: "</footer>", with: "\(text)</footer>").write(to: base, atomically: false, encoding: .utf8)
+        }
+        XCTAssertEqual(try build().status, 0)
+        try mark("first-edit")
+        XCTAssertEqual(try build().status, 0, "a build that replaces pages, leaving spares")
+        let locked = site.appendingPathComponent("output/banks/17443")
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
+        try mark("second-edit")
+        let failed = try build()
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stderr.contains("banks/17443/"), failed.stderr)
+        let published = try files(under: site.appendingPathComponent("output")).filter { $0.key.hasSuffix(".html") }
+        XCTAssertGreaterThan(published.count, 300)
+        let new = published.filter { String(decoding: $0.value, as: UTF8.self).contains("second-edit") }.keys.sorted()
+        XCTAssertEqual(Array(new.prefix(3)), [], "\(new.count) pages published by a failed build")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path)
+        XCTAssertEqual(try build().status, 0)
+        let after = try files(under: site.appendingPathComponent("output")).filter { $0.key.hasSuffix(".html") }
+        XCTAssertTrue(after.allSatisfy { String(decoding: $0.value, as: UTF8.self).contains("second-edit") || $0.key == "404.html" })
+    }
+
+    /// A folder of the output mounted from another file system (or linked to one) failed every build
+    /// that replaced its pages, half published: the spares it was given are on the store's file system.
+    func testAPageFolderOnAnotherFileSystemIsReplacedAsAnyOther() throws {
+        guard getuid() == 0 else { throw XCTSkip("mounting a file system needs root") }
+        let site = try exampleSite()
+        let base = site.appendingPathComponent("Templates/base.mustache")
+        func mark(_ text: String) throws {
+            let template = try String(contentsOf: base, encoding: .utf8)
+            try template.replacingOccurrences(of: "</footer>", with: "\(text)</footer>").write(to: base, atomically: false, encoding: .utf8)
+        }
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        try mark("first-edit")
+        XCTAssertEqual(try run(["build"], in: site).status, 0, "a build that replaces pages, leaving spares")
+        let elsewhere = try temporaryFolder()
+        let mount = try Process.run(URL(fileURLWithPath: "/bin/mount"), arguments: ["-t", "tmpfs", "-o", "size=64m", "tmpfs", elsewhere.path])
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else { throw XCTSkip("this machine cannot mount a tmpfs here") }
+        addTeardownBlock { try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: [elsewhere.path]).waitUntilExit() }
+        let banks = site.appendingPathComponent("output/banks")
+        try FileManager.default.moveItem(at: banks, to: elsewhere.appendingPathComponent("banks"))
+        try FileManager.default.createSymbolicLink(at: banks, withDestinationURL: elsewhere.appendingPathComponent("banks"))
+        try mark("second-edit")
+        let second = try run(["build"], in: site)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let pages = try files(under: elsewhere.appendingPathComponent("banks"))
+        XCTAssertGreaterThan(pages.count, 250)
+        XCTAssertTrue(pages.values.allSatisfy { String(decoding: $0, as: UTF8.self).contains("second-edit") })
+    }
+
     /// A source folder that could not be listed (its permissions changed) was taken for an empty one: its
     /// records and pages were deleted, with exit status 0. Run as a user the permissions bind (root is not).
     func testASourceFolderThatCannotBeListedKeepsItsRecordsAndFailsTheBuild() throws {
         let site = try exampleSite()
         try FileManager.default.createDirectory(at: site.appendingPathComponent("static/img"), withIntermediateDirectories: true)
         try "logo".write(to: site.appendingPathComponent("static/img/logo.svg"), atomically: true, encoding: .utf8)
-        var command = [executable.path, "build"]
-        if getuid() == 0 {
-            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("no setpriv to build as another user") }
-            let chown = try Process.run(URL(fileURLWithPath: "/bin/chown"), arguments: ["-R", "65534:65534", site.path])
-            chown.waitUntilExit()
-            command = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
-        }
-        func build() throws -> (status: Int32, stdout: String, stderr: String) {
-            getuid() == 0 ? try run(command, in: site, executable: URL(fileURLWithPath: "/usr/bin/setpriv")) : try run(["build"], in: site)
-        }
+        let build = try buildAsAnotherUserThanRoot(site)
         let first = try build()
         XCTAssertEqual(first.status, 0, first.stderr)
         let before = try files(under: site.appendingPathComponent("output"))
