@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "SiteWatch", dependencies: ["SiteBuild"]),
         .target(name: "SiteServe", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(name: "sitegen", dependencies: [
-            "SiteBuild", "SiteWatch", "SiteServe",
+            "SiteBuild", "SiteStore", "SiteWatch", "SiteServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: mimalloc),
 

@@ -69,6 +69,23 @@ public final class SiteStore {
     static let mappedBytes = 1 << 30
 
     /// Runs `body` in one transaction.
+    /// What is wrong with the store file at `path`, if SQLite finds it damaged (`quick_check`, or a file
+    /// that is no database); nil when it is sound or not there. Asked after a build fails, never before:
+    /// the check reads the whole file.
+    public static func damage(at path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let database = try Database(path: path, readOnly: true)
+            let rows = try database.fetchAll("PRAGMA quick_check(1)")
+            let verdict = rows.first?["quick_check"]?.stringValue ?? "ok"
+            return verdict == "ok" ? nil : verdict
+        } catch let error as SQLiteError where [11, 26].contains(error.code & 0xFF) {
+            return error.message
+        } catch {
+            return nil
+        }
+    }
+
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)
     }

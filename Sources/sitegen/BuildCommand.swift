@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SiteBuild
+import SiteStore
 
 /// `sitegen build`: loads the site's sources and writes its pages.
 struct BuildCommand: ParsableCommand {
@@ -59,6 +60,19 @@ struct BuildCommand: ParsableCommand {
             for warning in stopped.warnings { printError("warning: \(warning)") }
             for problem in stopped.problems { printError("error: \(problem)") }
             printError("error: \(error)")
+            sayIfTheStoreIsDamaged(builder.storePath)
+            try writeReport(of: stopped)
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            // Anything else (the store's disk full, a damaged store) is said as errors are, not by the
+            // argument parser's `Error:`.
+            printError("error: \(error)")
+            sayIfTheStoreIsDamaged(builder.storePath)
+            var stopped = BuildSummary()
+            stopped.dryRun = plan
+            stopped.stoppedBy = "\(error)"
             try writeReport(of: stopped)
             throw ExitCode.failure
         }
@@ -68,6 +82,15 @@ struct BuildCommand: ParsableCommand {
         try writeReport(of: summary)
         print(summary.report)
         if !summary.succeeded { throw ExitCode.failure }
+    }
+
+    /// After a failed build, says so when the store is damaged (a disk fault, a copy cut short): every build
+    /// fails on it, with SQLite's words for whatever it read first, and what to do is not in them.
+    private func sayIfTheStoreIsDamaged(_ storePath: URL) {
+        guard let damage = SiteStore.damage(at: storePath.path) else { return }
+        let folder = storePath.deletingLastPathComponent().path
+        printError("error: the store \(storePath.path) is damaged (\(damage)); move \(folder) away and build again: sitegen "
+                   + "makes it again from the sources (files it made before that no page claims then stay in the output folder, and are listed)")
     }
 
     /// Writes `summary` as JSON to the `--report` file, if one was asked for.

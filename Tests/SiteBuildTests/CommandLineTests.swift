@@ -194,6 +194,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(pages.values.allSatisfy { String(decoding: $0, as: UTF8.self).contains("second-edit") })
     }
 
+    /// A damaged store failed every build with SQLite's words for whatever it read first ("database disk
+    /// image is malformed" while setting the cache size), sometimes blamed on a line of `sitegen.yml`.
+    func testADamagedStoreIsNamedWithWhatToDo() throws {
+        let site = try exampleSite()
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        let store = site.appendingPathComponent(".sitegen/store.sqlite")
+        let handle = try FileHandle(forWritingTo: store)
+        try handle.truncate(atOffset: 8_192)
+        try handle.close()
+        let failed = try run(["build"], in: site)
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertFalse(failed.stderr.contains("Error:"), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("error: the store \(store.path) is damaged ("), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("move \(site.appendingPathComponent(".sitegen").path) away and build again"), failed.stderr)
+        try FileManager.default.moveItem(at: site.appendingPathComponent(".sitegen"), to: site.appendingPathComponent("sitegen-damaged"))
+        XCTAssertEqual(try run(["build"], in: site).status, 0, "made again from the sources")
+    }
+
     /// A source folder that could not be listed (its permissions changed) was taken for an empty one: its
     /// records and pages were deleted, with exit status 0. Run as a user the permissions bind (root is not).
     func testASourceFolderThatCannotBeListedKeepsItsRecordsAndFailsTheBuild() throws {
