@@ -66,9 +66,12 @@ public struct SiteConfig: Sendable {
             text = try String(contentsOf: url, encoding: .utf8)
         } catch {
             let missing = !FileManager.default.fileExists(atPath: url.path)
+            let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+            let openError = descriptor < 0 ? String(cString: strerror(errno)) : nil
+            if descriptor >= 0 { close(descriptor) }
             throw ConfigError(file: displayName, reason: missing
                 ? "not found; a site needs a sitegen.yml at its root (see README.md for an example)"
-                : "cannot be read as UTF-8 text")
+                : openError.map { "cannot be read: \($0)" } ?? "cannot be read as UTF-8 text")
         }
         try self.init(yaml: text, file: displayName)
     }

@@ -31,7 +31,11 @@ public struct TemplateSet: Sendable {
                 .filter { $0.pathExtension == "mustache" }
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }
         } catch {
-            throw .missingDirectory(directory.path)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw .missingDirectory(directory.path)
+            }
+            throw .unreadable(file: directory.path, reason: Self.whyUnreadable(directory.path, listing: true))
         }
         var texts: [(name: String, file: String, text: String)] = []
         for file in files {
@@ -39,10 +43,19 @@ public struct TemplateSet: Sendable {
                 let shown = displayFolder.map { $0 + "/" + file.lastPathComponent } ?? file.path
                 texts.append((file.deletingPathExtension().lastPathComponent, shown, try String(contentsOf: file, encoding: .utf8)))
             } catch {
-                throw .unreadable(file: file.path, reason: "\(error)")
+                throw .unreadable(file: file.path, reason: Self.whyUnreadable(file.path, listing: false))
             }
         }
         try self.init(texts: texts)
+    }
+
+    /// Why the file or folder at `path` could not be read, in the system's words (`Permission denied`);
+    /// a file that opens could not be read as UTF-8.
+    private static func whyUnreadable(_ path: String, listing: Bool) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (listing ? O_DIRECTORY : 0))
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        close(descriptor)
+        return listing ? "its files cannot be listed" : "it is not UTF-8 text"
     }
 
     /// Compiles templates given as `(name, file, text)`, sorted by name; errors name `file`.
@@ -341,7 +354,7 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
         case .missingDirectory(let path):
             return "\(path): no templates folder; expected a folder of .mustache files"
         case .unreadable(let file, let reason):
-            return "\(file): cannot read the template: \(reason)"
+            return "\(file): cannot be read: \(reason)"
         case .syntax(let file, let line, let column, let reason):
             return "\(file):\(line):\(column): template syntax error: \(reason)"
         case .missingTemplate(let name, let available):

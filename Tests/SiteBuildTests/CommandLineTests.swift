@@ -194,6 +194,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(pages.values.allSatisfy { String(decoding: $0, as: UTF8.self).contains("second-edit") })
     }
 
+    /// Files and folders a build may not read were reported as something else: `sitegen.yml` as not UTF-8,
+    /// the templates folder as missing, a template as a dump of Foundation's error.
+    func testWhatCannotBeReadForItsPermissionsIsSaidSo() throws {
+        let site = try exampleSite()
+        let build = try buildAsAnotherUserThanRoot(site)
+        for (path, expected) in [("sitegen.yml", "error: sitegen.yml: cannot be read: Permission denied"),
+                                 ("Templates", "/Templates: cannot be read: Permission denied"),
+                                 ("Templates/list.mustache", "/Templates/list.mustache: cannot be read: Permission denied")] {
+            let url = site.appendingPathComponent(path)
+            let mode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as! Int
+            try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: url.path)
+            let failed = try build()
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+            XCTAssertEqual(failed.status, 1, path)
+            XCTAssertTrue(failed.stderr.contains(expected), "\(path): \(failed.stderr)")
+        }
+        XCTAssertEqual(try build().status, 0)
+    }
+
     /// A damaged store failed every build with SQLite's words for whatever it read first ("database disk
     /// image is malformed" while setting the cache size), sometimes blamed on a line of `sitegen.yml`.
     func testADamagedStoreIsNamedWithWhatToDo() throws {
