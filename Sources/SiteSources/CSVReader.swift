@@ -119,6 +119,9 @@ public struct CSVReader {
     private mutating func endField() throws(SourceError) {
         guard let text = String(validating: field, as: UTF8.self) else {
             // Where: the field's place in its row, and the first byte that is no UTF-8 (Latin-1's é is 0xE9).
+            if line == 1, fields.isEmpty, field.starts(with: [0xFF, 0xFE]) || field.starts(with: [0xFE, 0xFF]) {
+                throw SourceError(file: file, line: 1, reason: "is UTF-16 text, not UTF-8; save the file as UTF-8")
+            }
             let start = Self.firstInvalidByte(in: field)
             let before = String(decoding: field[max(0, start - 20)..<start], as: UTF8.self)
             throw SourceError(file: file, line: line, reason: "field \(fields.count + 1) is not UTF-8 text (byte "

@@ -61,7 +61,22 @@ struct KeyLines {
 /// A source file's bytes as text, which must be UTF-8.
 func decodeText(_ data: Data, displayName: String) throws(SourceError) -> String {
     guard let text = String(data: data, encoding: .utf8) else {
-        throw SourceError(file: displayName, reason: "is not UTF-8 text")
+        // Where, as a CSV field's error says it: the line and the first byte that is no UTF-8 (Latin-1's é
+        // is 0xE9); a file that opens with UTF-16's byte order mark is named as that.
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            throw SourceError(file: displayName, line: 1, reason: "is UTF-16 text, not UTF-8; save the file as UTF-8")
+        }
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var offset = 0
+        while case .valid(let encoded) = parser.parseScalar(from: &iterator) { offset += encoded.count }
+        let start = min(offset, bytes.count - 1)
+        let line = bytes[..<start].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let lineStart = bytes[..<start].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        let before = String(decoding: bytes[max(lineStart, start - 20)..<start], as: UTF8.self)
+        throw SourceError(file: displayName, line: line, reason: "is not UTF-8 text (byte " + String(format: "0x%02X", bytes[start])
+                          + (before.isEmpty ? "" : " after '\(before)'") + "); save the file as UTF-8")
     }
     return text
 }

@@ -51,6 +51,20 @@ final class FrontMatterTests: XCTestCase {
         }
     }
 
+    /// A Latin-1 or UTF-16 Markdown file was "not UTF-8 text", with no line or byte to look for, as a CSV
+    /// field's error has.
+    func testAMarkdownFileThatIsNotUTF8IsReportedAtItsLineAndByte() {
+        let source = MarkdownSource(path: "/site/posts/a.md", displayName: "posts/a.md", fields: [("title", .text)])
+        let latin1 = Data("---\ntitle: T\n---\nLe caf".utf8) + Data([0xE9]) + Data(" est bon\n".utf8)
+        XCTAssertThrowsError(try source.read(latin1)) {
+            XCTAssertEqual("\($0)", "posts/a.md:4: is not UTF-8 text (byte 0xE9 after 'Le caf'); save the file as UTF-8")
+        }
+        let utf16 = Data([0xFF, 0xFE]) + "---\ntitle: T\n---\n".data(using: .utf16LittleEndian)!
+        XCTAssertThrowsError(try source.read(utf16)) {
+            XCTAssertEqual("\($0)", "posts/a.md:1: is UTF-16 text, not UTF-8; save the file as UTF-8")
+        }
+    }
+
     func testAFileWithoutFrontMatterIsAllBody() throws {
         let document = try FrontMatterDocument(parsing: "# Just text\n", file: "a.md")
         XCTAssertTrue(document.fields.isEmpty)

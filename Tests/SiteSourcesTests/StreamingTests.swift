@@ -96,6 +96,12 @@ final class StreamingTests: XCTestCase {
                                            fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
             XCTAssertEqual((error as? SourceError)?.description, "x.csv:2: field 2 is not UTF-8 text (byte 0xE9 after 'Caf'); save the file as UTF-8")
         }
+        // A file saved as UTF-16 (Excel's "Unicode text") is named as that.
+        bytes = [0xFF, 0xFE] + Array("a,b\n1,x\n".data(using: .utf16LittleEndian)!)
+        XCTAssertThrowsError(try CSVSource(url: folder.appendingPathComponent("x.csv"), displayName: "x.csv", key: "a",
+                                           fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "x.csv:1: is UTF-16 text, not UTF-8; save the file as UTF-8")
+        }
     }
 
     /// The parts of `text` as `JSONStreamReader` hands them over when fed in `pieces`, or the error.
