@@ -282,6 +282,8 @@ struct TemplateParser {
         let written = transforms.reduce(name) { "\($1)(\($0))" }
         guard let open = state.sectionName else { return "{{/\(written)}} closes no open section" }
         let opened = state.sectionTransforms.reduce(open) { "\($1)(\($0))" }
-        return "{{/\(written)}} does not close the open section; expected {{/\(opened)}}"
+        // Where the open one began: a section left open far above is what to look for, not this tag.
+        let (line, column) = lineAndColumn(of: state.sectionOffset)
+        return "{{/\(written)}} does not close the open section {{#\(opened)}} (line \(line), column \(column)); expected {{/\(opened)}} first"
     }
 }

@@ -228,7 +228,7 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(unclosed.reason, "{{#items}} is never closed; expected {{/items}}")
         let mismatched = try XCTUnwrap(syntaxError("{{#a}}\n{{#b}}x{{/a}}{{/b}}"))
         XCTAssertEqual([mismatched.line, mismatched.column], [2, 8])
-        XCTAssertEqual(mismatched.reason, "{{/a}} does not close the open section; expected {{/b}}")
+        XCTAssertEqual(mismatched.reason, "{{/a}} does not close the open section {{#b}} (line 2, column 1); expected {{/b}} first")
         let stray = try XCTUnwrap(syntaxError("x\n{{/reversed(a)}}"))
         XCTAssertEqual([stray.line, stray.column, ], [2, 1])
         XCTAssertEqual(stray.reason, "{{/reversed(a)}} closes no open section")
