@@ -678,6 +678,56 @@ struct PageRenderer {
         }
         try writer.write(bytes, to: path)
     }
+    /// Writes a redirect page at each of a record's `aliases` (a `list` field of that name, Hugo's front
+    /// matter key), pointing at its detail page: a site moved to sitegen keeps its old addresses
+    /// (`/2024/01/15/hello.html`, `/blog/hello/`) working. Planned as pages, after the detail pages: an
+    /// alias at a page's address is an error naming both, and an alias dropped is deleted.
+    func renderAliases() throws -> [SourceError] {
+        var problems: [SourceError] = []
+        for collection in config.collections where collection.detail != nil
+            && collection.fields.contains(where: { $0.name == "aliases" && $0.type == .list }) {
+            let presenter = RecordPresenter(collection: collection, config: config)
+            let table = collection.name, join = CollectionSchema.listTable(table, "aliases")
+            var targets: [Int64: (key: String, source: String, url: String)] = [:]
+            for row in try database.fetchAll("SELECT * FROM \(quoteIdentifier(table)) WHERE _id IN (SELECT record_id FROM \(quoteIdentifier(join)))") {
+                guard let id = row["_id"]?.int64Value, let path = presenter.detailPath(row) else { continue }
+                targets[id] = (row["_key"]?.stringValue ?? "", row["_source"]?.stringValue ?? "", reportLink(presenter.url(path)))
+            }
+            for item in try database.fetchAll("SELECT record_id, value FROM \(quoteIdentifier(join)) ORDER BY value, record_id") {
+                guard let id = item["record_id"]?.int64Value, let target = targets[id], let alias = item["value"]?.stringValue else { continue }
+                guard let file = Self.aliasFile(alias) else {
+                    problems.append(SourceError(file: target.source, reason: "alias '\(alias)' is not a path on the site, such as /2024/01/hello.html or /old/hello/"))
+                    continue
+                }
+                let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: Fingerprint.of(["alias", target.url]))
+                let record = PageRecord(inputs: nil, hash: 0, owner: "alias '\(alias)' of record '\(target.key)'", key: "")
+                guard plan.needsRedirect(file, inputs: inputs, about: record, explain: { "its record's page moved" }) else { continue }
+                try writer.write(Self.redirectPage(to: target.url), to: file)
+            }
+        }
+        return problems
+    }
+
+    /// The file an alias is published as: `old/hello/index.html` for `/old/hello/` (or `/old/hello`), the
+    /// file itself for `/2024/01/hello.html`; nil for what is no path on the site (`..`, a query, a web address).
+    static func aliasFile(_ alias: String) -> String? {
+        let parts = alias.split(separator: "/")
+        guard !parts.isEmpty, !alias.contains("://"), !alias.contains(where: { "?#\\".contains($0) || $0.isNewline }),
+              !parts.contains(where: { $0 == "." || $0 == ".." || $0.hasPrefix(".") }) else { return nil }
+        let path = parts.joined(separator: "/")
+        let last = parts.last!.lowercased()
+        return !alias.hasSuffix("/") && (last.hasSuffix(".html") || last.hasSuffix(".htm")) ? path : path + "/index.html"
+    }
+
+    /// A page that sends browsers and search engines to `url`, as Hugo writes an alias.
+    static func redirectPage(to url: String) -> String {
+        let escaped = escapeXML(url)
+        return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>\(escaped)</title>\n"
+            + "<link rel=\"canonical\" href=\"\(escaped)\">\n<meta name=\"robots\" content=\"noindex\">\n"
+            + "<meta http-equiv=\"refresh\" content=\"0; url=\(escaped)\">\n</head>\n"
+            + "<body><p>This page has moved to <a href=\"\(escaped)\">\(escaped)</a>.</p></body>\n</html>\n"
+    }
+
 
     /// Publishes the files beside each Markdown page written as a bundle (`posts/hello/index.md` with its
     /// `cat.png`) in the page's folder (`posts/hello/cat.png`), as Hugo publishes a leaf bundle's

@@ -25,6 +25,8 @@ final class RenderPlan: @unchecked Sendable {
     private var collisionNotes: [String] = []
     private var collidingPairs = Set<String>()
     private var addedFiles = 0
+    /// Files planned that only send readers elsewhere (aliases): not pages of the sitemap.
+    private var redirects = Set<String>()
     private static let siteFiles: Set<String> = ["sitemap.xml", "robots.txt", "404.html"]
 
     /// Whether `path` is one of the files about the whole site (the sitemap and its parts, robots.txt,
@@ -139,7 +141,8 @@ final class RenderPlan: @unchecked Sendable {
     var collisions: [String] { lock.withLock { collisionNotes } }
 
     private static func describe(_ record: PageRecord) -> String {
-        record.owner.isEmpty ? "a file of the site's own" : record.owner.hasPrefix("static file ") || record.owner.hasPrefix("file ") ? record.owner
+        record.owner.isEmpty ? "a file of the site's own"
+            : record.owner.hasPrefix("static file ") || record.owner.hasPrefix("file ") || record.owner.hasPrefix("alias ") ? record.owner
             : record.key.isEmpty ? "listing '\(record.owner)'"
             : "record '\(record.key)' of '\(record.owner)'"
     }
@@ -205,14 +208,23 @@ final class RenderPlan: @unchecked Sendable {
         lock.withLock {
             seen.indices.reduce(0) { $0 + (seen[$1] && paths[$1].hasSuffix("index.html") ? 1 : 0) }
                 + changed.keys.reduce(0) { $0 + (index[$1] == nil && $1.hasSuffix("index.html") ? 1 : 0) }
+                - redirects.reduce(0) { $0 + ($1.hasSuffix("index.html") ? 1 : 0) }
         }
     }
 
-    /// Every file planned so far, kept or rendered.
+    /// Every file planned so far, kept or rendered, but for redirects.
     func currentPaths() -> [String] {
         lock.withLock {
-            seen.indices.filter { seen[$0] }.map { paths[$0] } + changed.keys.filter { index[$0] == nil }
+            let all = seen.indices.filter { seen[$0] }.map { paths[$0] } + changed.keys.filter { index[$0] == nil }
+            return redirects.isEmpty ? all : all.filter { !redirects.contains($0) }
         }
+    }
+
+    /// Plans the file at `path` as a redirect (an alias) unless a page of this build has its address;
+    /// says whether it must be rendered, as `needsRender` does.
+    func needsRedirect(_ path: String, inputs: PageInputs, about record: PageRecord, explain: () -> String) -> Bool {
+        if claimant(of: [path]) == nil { _ = lock.withLock { redirects.insert(path) } }
+        return needsRender([path], inputs: inputs, about: record, explain: explain)
     }
 
     /// The pages rendered, with their reasons, in the order they were planned.

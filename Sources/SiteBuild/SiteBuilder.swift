@@ -179,7 +179,8 @@ public struct SiteBuilder {
                     summary.problems += problems
                     if let delta { summary.deltas.append(delta) }
                 }
-                // After the pages: a static file at a page's address is the one left out, and said so.
+                // After the pages: an alias or a static file at a page's address is the one left out, and said so.
+                summary.problems += try renderer.renderAliases()
                 summary.warnings += try renderer.renderBundleResources(root: root)
                 summary.warnings += try renderer.renderStaticFiles(root: root)
                 // The sitemap lists every page, so it waits until all are planned; it is made while the

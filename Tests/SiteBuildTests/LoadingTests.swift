@@ -1273,6 +1273,50 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(output("mine/notes.txt"), "user's own\n")
         XCTAssertEqual(output("mine/x.txt"), "x\n")
     }
+    /// A site moved from Jekyll or Hugo lost every old address: `aliases` (Hugo's front matter key, declared
+    /// as a list) publishes a redirect page at each, which follows its record and goes when it is dropped.
+    func testAliasesAreRedirectPagesThatFollowTheirRecord() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: site.appendingPathComponent("posts"), withIntermediateDirectories: true)
+        try write("sitegen.yml", """
+            title: Test
+            baseURL: https://example.org/blog/
+            collections:
+              posts: {kind: markdown, sources: "posts/*.md", fields: {aliases: list}, detail: {path: "/posts/{key}/"}}
+            listings:
+              home: {from: posts, sort: [key], path: /}
+            """)
+        try "{{{body}}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        try write("posts/hello.md", "---\ntitle: Hello\naliases: [/2024/01/15/hello.html, /old/hello/, old/hi]\n---\nHi\n")
+        try write("posts/other.md", "---\ntitle: Other\n---\nOther\n")
+        func output(_ path: String) -> String? {
+            fm.contents(atPath: site.appendingPathComponent("output/" + path).path).map { String(decoding: $0, as: UTF8.self) }
+        }
+        let first = try build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        let page = try XCTUnwrap(output("2024/01/15/hello.html"))
+        XCTAssertTrue(page.contains(#"<meta http-equiv="refresh" content="0; url=https://example.org/blog/posts/hello/">"#), page)
+        XCTAssertTrue(page.contains(#"<link rel="canonical" href="https://example.org/blog/posts/hello/">"#), page)
+        XCTAssertEqual(output("old/hello/index.html"), page)
+        XCTAssertEqual(output("old/hi/index.html"), page)
+        XCTAssertFalse(try XCTUnwrap(output("sitemap.xml")).contains("old/hello"), "a redirect is no page of the sitemap")
+
+        // Unchanged: kept. The record's page moves: the redirects follow. An alias dropped: its page goes.
+        XCTAssertFalse(try build().rendered.contains { $0.path.hasPrefix("old/") })
+        try write("posts/hello.md", "---\ntitle: Hello\naliases: [/old/hello/, /posts/other/, \"../up\"]\n---\nHi\n")
+        try fm.moveItem(at: site.appendingPathComponent("posts/hello.md"), to: site.appendingPathComponent("posts/welcome.md"))
+        let moved = try build()
+        XCTAssertTrue(try XCTUnwrap(output("old/hello/index.html")).contains("url=https://example.org/blog/posts/welcome/"))
+        XCTAssertNil(output("2024/01/15/hello.html"))
+        XCTAssertEqual(Set(moved.deletedPaths).intersection(["2024/01/15/hello.html", "old/hi/index.html"]).count, 2)
+        // An alias at a page's address, or one that is no path on the site, is an error; the page keeps its address.
+        XCTAssertEqual(moved.problems.map(\.description).sorted(), [
+            "posts/welcome.md: alias '../up' is not a path on the site, such as /2024/01/hello.html or /old/hello/",
+            "sitegen.yml: alias '/posts/other/' of record 'welcome' would be published at /posts/other/, which record 'other' of 'posts' already has; give one of them another path",
+        ])
+        XCTAssertEqual(output("posts/other/index.html"), "<p>Other</p>\n")
+    }
+
 
     /// A post written as a Hugo page bundle (`posts/hello/index.md` beside `cat.png`) showed a broken image:
     /// the files beside it are now published in its page's folder.
