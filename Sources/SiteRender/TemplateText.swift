@@ -67,7 +67,7 @@ public struct TemplateText: CustomStringConvertible, Sendable {
     }
 
     /// sitegen's own helpers, which apply to any value a template prints (`TemplateValue.transformed`).
-    static let helperNames: Set<String> = ["date", "month", "year", "number", "excerpt", "markdown", "absolute", "json", "xml"]
+    static let helperNames: Set<String> = ["date", "month", "year", "number", "excerpt", "markdown", "absolute", "json", "xml", "slug"]
 
     /// `text` through one of sitegen's own helpers; `nil` for other names. Without a `site`, `absolute`
     /// leaves a path as it is and `markdown` withholds raw HTML.
@@ -80,6 +80,8 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         case "absolute": return site?.absoluteURL(text) ?? text
         case "json": return scriptSafeJSONString(text)
         case "xml": return escapeXML(text)
+        // A path's part as sitegen makes it from a value: a tag's section page is `/tags/{{slug(.)}}/`.
+        case "slug": return slugify(text)
         default: return nil
         }
     }

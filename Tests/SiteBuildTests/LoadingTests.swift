@@ -1184,6 +1184,22 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("index.html"), "3;2;1;")
     }
 
+    /// A record could not link to its tags' pages: `{{slug(.)}}` makes an item's part of the address as a
+    /// taxonomy listing makes it.
+    func testTheSlugHelperLinksAnItemToItsTaxonomyPage() throws {
+        let config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        try write("sitegen.yml", config.replacingOccurrences(of: "fields: {id: text, name: text}", with: "fields: {id: text, name: text, tags: list}")
+                  + "\n  everyone: {from: people, sort: [name], path: /people/}\n  bytag: {from: people, taxonomy: tags, sort: [name], path: \"/t/{section}/\", template: tagged}\n")
+        try write("data/people.ndjson", #"{"id": "p1", "name": "Ann", "tags": ["Machine Learning", "C++", "Café Société", "東京"]}"# + "\n")
+        try write("Templates/list.mustache", "{{#items}}{{#tags}}{{site.basePath}}t/{{slug(.)}}/;{{/tags}}{{/items}}")
+        try write("Templates/tagged.mustache", "{{section.name}}")
+        try write("Templates/sections.mustache", "{{#sections}}{{url}};{{/sections}}")
+        XCTAssertTrue(try build().succeeded)
+        let links = try page("people/index.html").split(separator: ";").map(String.init)
+        XCTAssertEqual(links, ["/t/machine-learning/", "/t/c/", "/t/cafe-societe/", "/t/東京/"])
+        XCTAssertEqual(Set(try page("t/index.html").split(separator: ";").map(String.init)), Set(links), "the taxonomy's own addresses")
+    }
+
     /// A site had nowhere for its own values (an author, a menu of links): `params:` is read by templates
     /// as `site.params`, typed as YAML types it, and a change renders every page again.
     func testParamsAreTheSitesOwnValuesForTemplatesAndAChangeRendersEveryPage() throws {

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A URL path segment made from `text`: lower-case ASCII letters and digits joined by single hyphens.
+public func slugify(_ text: String) -> String {
+    // Most keys are slugs already: one scan of the bytes says so, and the text is its own slug. Other
+    // ASCII text is made a byte at a time; the rest goes through Unicode lower-casing, which can turn a
+    // non-ASCII letter into an ASCII one (K, the Kelvin sign, into k).
+    var text = text
+    text.makeContiguousUTF8()
+    return text.utf8.withContiguousStorageIfAvailable { bytes in
+        switch SlugShape(of: bytes) {
+        case .slug: return text
+        case .ascii: return asciiSlug(bytes)
+        case .unicode: return unicodeSlug(text)
+        }
+    } ?? unicodeSlug(text)
+}
+
+/// What a text's bytes need to become a slug.
+private enum SlugShape {
+    /// Nothing: lower-case letters and digits, single hyphens between them.
+    case slug
+    /// ASCII, but not a slug as it stands.
+    case ascii
+    /// Some bytes are not ASCII.
+    case unicode
+
+    init(of bytes: UnsafeBufferPointer<UInt8>) {
+        var isSlug = !bytes.isEmpty
+        // A hyphen before the start makes a leading hyphen, like a doubled one, disqualify the text.
+        var previous = UInt8(ascii: "-")
+        for byte in bytes {
+            if byte >= 0x80 {
+                self = .unicode
+                return
+            }
+            let letterOrDigit = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            isSlug = isSlug && (letterOrDigit || (byte == UInt8(ascii: "-") && previous != UInt8(ascii: "-")))
+            previous = byte
+        }
+        self = isSlug && previous != UInt8(ascii: "-") ? .slug : .ascii
+    }
+}
+
+/// `slugify` for ASCII bytes.
+private func asciiSlug(_ text: UnsafeBufferPointer<UInt8>) -> String {
+    var length = 0
+    let slug = String(unsafeUninitializedCapacity: text.count) { slug in
+        var pendingHyphen = false
+        for byte in text {
+            let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(lower) {
+                // A hyphen stands for a run of other bytes between two kept ones, so the slug is never longer than the text.
+                if pendingHyphen, length > 0 {
+                    slug[length] = UInt8(ascii: "-")
+                    length += 1
+                }
+                slug[length] = lower
+                length += 1
+                pendingHyphen = false
+            } else {
+                pendingHyphen = true
+            }
+        }
+        return length
+    }
+    return length == 0 ? "untitled" : slug
+}
+
+/// `slugify` for any text: lower-cased as Unicode, then the letters and digits kept, a Latin letter with
+/// marks as its ASCII letter.
+public func unicodeSlug(_ text: String) -> String {
+    var slug = ""
+    var pendingHyphen = false
+    // Whether the last scalar kept is another script's letter, whose marks (Devanagari's vowel signs) it keeps.
+    var afterOtherScript = false
+    for scalar in text.lowercased().unicodeScalars {
+        // A mark belongs to the letter before it (a decomposed ü): it is not a break between words.
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark:
+            if afterOtherScript { slug.unicodeScalars.append(scalar) }
+            continue
+        default: break
+        }
+        afterOtherScript = false
+        // A Latin letter with a mark keeps its letter (café is cafe, not caf), as do letters spelt in ASCII.
+        let letters = scalar.isASCII ? String(scalar) : latinLetters[scalar] ?? String(scalar).decomposedStringWithCanonicalMapping
+        var kept = false
+        for letter in letters.unicodeScalars where letter.isASCII && (letter.properties.isAlphabetic || ("0"..."9").contains(letter)) {
+            if !kept, pendingHyphen, !slug.isEmpty { slug.append("-") }
+            slug.unicodeScalars.append(letter)
+            kept = true
+        }
+        // Other scripts' letters and digits stay as they are (`東京`, `москва`), as Hugo keeps them: dropped,
+        // every Cyrillic or Chinese title was `untitled`, and two of them one page.
+        if !kept, !scalar.isASCII, scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+            if pendingHyphen, !slug.isEmpty { slug.append("-") }
+            slug.unicodeScalars.append(scalar)
+            kept = true
+            afterOtherScript = true
+        }
+        if kept {
+            pendingHyphen = false
+        } else {
+            pendingHyphen = true
+        }
+    }
+    return slug.isEmpty ? "untitled" : slug
+}
+
+/// Latin letters that are not an ASCII letter with marks, and the ASCII letters they are written with.
+private let latinLetters: [Unicode.Scalar: String] = [
+    "ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t",
+]
