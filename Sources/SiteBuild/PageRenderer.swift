@@ -537,7 +537,7 @@ struct PageRenderer {
     /// A link target in a Markdown report: absolute on the site when `baseURL` is, so the report reads
     /// the same on a forge as on the site.
     private func reportLink(_ sitePath: String) -> String {
-        TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML).absoluteURL(sitePath)
+        config.templateSite.absoluteURL(sitePath)
     }
 
     /// `## Records per year`, for a listing dated by a field (its feed date, or a date it sorts on first):
@@ -550,7 +550,14 @@ struct PageRenderer {
         guard let dateField else { return "" }
         // A taxonomy lists its join table's rows: a record of several tags is counted once, by `record_id`.
         let (owner, record) = listing.taxonomy == nil ? (quoteIdentifier(collection.name), "_id") : (quoteIdentifier("record"), "record_id")
-        let years = try controller.groupedCounts(ofDistinct: record, by: "substr(\(owner).\(quoteIdentifier(dateField)), 1, 4)").map {
+        var column = "\(owner).\(quoteIdentifier(dateField))"
+        // A datetime's year in the site's zone, as `{{year(…)}}` shows it: what matters is the turn of the
+        // year, so the zone's offset then (on 1 January 2024, a fixed day: a build never depends on the day it runs).
+        if let zone = config.timeZone, collection.fields.contains(where: { $0.name == dateField && $0.type == .datetime }) {
+            let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: 1_704_067_200))
+            if offset != 0 { column = "strftime('%Y', \(column), '\(offset) seconds')" }
+        }
+        let years = try controller.groupedCounts(ofDistinct: record, by: "substr(\(column), 1, 4)").map {
             [$0.group.stringValue ?? "no date", String($0.count)]
         }
         guard !years.isEmpty else { return "" }
@@ -818,7 +825,7 @@ struct PageRenderer {
                 let context: [String: Any] = ["site": site, "nav": navigation, "pageTitle": "Page not found"]
                 try writer.write(templates.render("404", context: context, knownNames: config.templateNames,
                                                     recordNames: config.recordFieldNames, page: .notFound,
-                                                    site: TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)), to: "404.html")
+                                                    site: config.templateSite), to: "404.html")
             }
         }
         let absolute = URL(string: config.baseURL)?.scheme != nil

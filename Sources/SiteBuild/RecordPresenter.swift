@@ -26,7 +26,7 @@ struct RecordPresenter {
         self.collection = collection
         self.config = config
         self.basePath = basePath ?? config.basePath
-        site = TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML)
+        site = config.templateSite
         listFields = Set(collection.fields.filter { $0.type == .list }.map(\.name))
         boolFields = Set(collection.fields.filter { $0.type == .bool }.map(\.name))
         detailPattern = collection.detail.map { PathPattern($0.path) }

@@ -146,7 +146,7 @@ public struct SiteBuilder {
         // Workers read list pages' rows on connections of their own, which see what the load committed: a
         // dry run's load is never committed, so its rows are read here.
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, recordNames: config.recordFieldNames,
-                                site: TemplateText.Site(baseURL: config.baseURL, allowsRawHTML: config.allowsRawHTML), writer: writer,
+                                site: config.templateSite, writer: writer,
                                 storePath: options.dryRun ? nil : storePath.path)
         var templateFingerprints: [String: Int64] = [:]
         for name in templates.names {

@@ -21,6 +21,11 @@ public struct SiteConfig: Sendable {
     public var staticFolders = ["static"]
     /// Whether `sitegen.yml` named the static folders: then each must be there (the default `static/` may not).
     public var staticFoldersNamed = false
+    /// The zone the date helpers show a `datetime` in (`timeZone:`, an IANA name such as `Europe/Paris`);
+    /// UTC when nil. Datetimes are stored and sorted in UTC whatever it is.
+    public var timeZone: TimeZone?
+    /// The site as templates' helpers see it.
+    public var templateSite: TemplateText.Site { TemplateText.Site(baseURL: baseURL, allowsRawHTML: allowsRawHTML, timeZone: timeZone) }
     /// The site's own values for templates (`params:` in `sitegen.yml`, as Hugo's), read as `{{site.params.author}}`.
     public var params: [String: ParamValue] = [:]
     /// The fingerprint of `params` as written: a change renders every page again, as a title's does.
@@ -48,7 +53,9 @@ public struct SiteConfig: Sendable {
     }
 
     /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
-    public var settingsFingerprint: Int64 { Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)"]) }
+    public var settingsFingerprint: Int64 {
+        Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)", timeZone?.identifier ?? ""])
+    }
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
     /// changed): the first build of a new version renders every page again, as a clean build would write it.
@@ -97,9 +104,9 @@ public struct SiteConfig: Sendable {
         } catch {
             throw ConfigError(file: file, reason: "\(error)")
         }
-        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "unsafe", "static", "params", "collections", "listings"])
+        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "timeZone", "unsafe", "static", "params", "collections", "listings"])
         var title: String?, baseURL = "/", allowsRawHTML = false, staticFolders = ["static"], staticFoldersNamed = false
-        var params: [String: ParamValue] = [:], paramsFingerprint: Int64 = 0
+        var params: [String: ParamValue] = [:], paramsFingerprint: Int64 = 0, timeZone: TimeZone?
         var collections: [CollectionConfig] = [], listingNodes: Node?
         for (key, _, value) in entries {
             switch key {
@@ -121,6 +128,12 @@ public struct SiteConfig: Sendable {
                         : ": write it percent-encoded (\(encoded))"))
                 }
             case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
+            case "timeZone":
+                let name = try reader.string(value, "timeZone")
+                guard let zone = TimeZone(identifier: name) else {
+                    throw reader.error(value, "timeZone: '\(name)' is not a time zone; write an IANA name such as Europe/Paris or America/New_York")
+                }
+                timeZone = zone
             case "params":
                 guard case .mapping = value else { throw reader.error(value, "params must be a mapping of names to values, such as params: {author: Ann}") }
                 if case .mapping(let values) = ParamValue(value) { params = values }
@@ -159,6 +172,7 @@ public struct SiteConfig: Sendable {
         self.staticFolders = staticFolders
         self.staticFoldersNamed = staticFoldersNamed
         self.params = params
+        self.timeZone = timeZone
         self.paramsFingerprint = paramsFingerprint
         self.collections = collections
         var listings: [ListingConfig] = []

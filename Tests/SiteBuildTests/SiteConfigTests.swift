@@ -30,6 +30,16 @@ final class SiteConfigTests: XCTestCase {
         }
     }
 
+    /// A site's time zone is an IANA name; a change is a setting every page shows.
+    func testTimeZoneIsAnIANANameAndASiteSetting() throws {
+        let paris = try SiteConfig(yaml: "timeZone: Europe/Paris\n" + valid, file: "sitegen.yml")
+        XCTAssertEqual(paris.timeZone?.identifier, "Europe/Paris")
+        XCTAssertEqual(paris.templateSite.timeZone?.identifier, "Europe/Paris")
+        XCTAssertNotEqual(paris.settingsFingerprint, try SiteConfig(yaml: valid, file: "sitegen.yml").settingsFingerprint)
+        XCTAssertEqual(error("timeZone: CET+1\n" + valid)?.description,
+                       "sitegen.yml:1:11: timeZone: 'CET+1' is not a time zone; write an IANA name such as Europe/Paris or America/New_York")
+    }
+
     func testAValidConfigurationReadsCollectionsAndListings() throws {
         let config = try SiteConfig(yaml: valid, file: "sitegen.yml")
         XCTAssertEqual(config.collections.map(\.name), ["banks"])

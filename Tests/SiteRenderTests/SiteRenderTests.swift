@@ -273,6 +273,18 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(TemplateText.calendarText("2023-02-29", style: "date"), "2023-02-29", "no such day: as written")
         XCTAssertEqual(TemplateText.calendarText("2024-04-31T10:00:00Z", style: "year"), "2024-04-31T10:00:00Z")
         XCTAssertEqual(TemplateText.calendarText("03/04/2024", style: "year"), "03/04/2024", "a text field's other forms are as written")
+        // With a site's timeZone, a datetime (stored in UTC) is dated on the day it was there: a New Year
+        // post written at half past midnight in Paris was dated the year before.
+        let paris = TemplateText.Site(baseURL: "/", allowsRawHTML: false, timeZone: TimeZone(identifier: "Europe/Paris"))
+        let newYork = TemplateText.Site(baseURL: "/", allowsRawHTML: false, timeZone: TimeZone(identifier: "America/New_York"))
+        XCTAssertEqual(TemplateText("2023-12-31T23:30:00Z", site: paris).helper("year"), "2024")
+        XCTAssertEqual(TemplateText("2023-12-31T23:30:00.250Z", site: paris).helper("date"), "1 January 2024", "fractions of a second")
+        XCTAssertEqual(TemplateText("2024-03-01T03:00:00Z", site: newYork).helper("date"), "29 February 2024", "back over a leap day")
+        XCTAssertEqual(TemplateText("2024-07-01T03:00:00Z", site: newYork).helper("date"), "30 June 2024", "summer time: four hours")
+        XCTAssertEqual(TemplateText("1969-12-31T23:00:00Z", site: newYork).helper("date"), "31 December 1969", "before 1970")
+        XCTAssertEqual(TemplateText("2023-12-31T23:30:00Z", site: TemplateText.Site(baseURL: "/", allowsRawHTML: false)).helper("year"),
+                       "2023", "no zone: UTC, as stored")
+        XCTAssertEqual(TemplateText("2024-01-01", site: newYork).helper("date"), "1 January 2024", "a date has no zone")
         XCTAssertEqual(TemplateText.groupedNumber("-00501"), "-00501")
         XCTAssertEqual(TemplateText.groupedNumber("0.25"), "0.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
