@@ -41,7 +41,11 @@ struct PageRenderer {
         let listed = Set(config.listings.map(\.from))
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil && !listed.contains(collection.name) {
             let presenter = RecordPresenter(collection: collection, config: config)
-            let request = FetchRequest(table: collection.name, idColumn: "_id", sortDescriptors: [SortDescriptor(key: "_key")])
+            // Ordered by `weight` where the collection declares one (Hugo's menu weight; pages without one
+            // after those with), then by key.
+            let weighted = collection.fields.contains { $0.name == "weight" && [FieldType.integer, .real].contains($0.type) }
+            let request = FetchRequest(table: collection.name, idColumn: "_id",
+                                       sortDescriptors: (weighted ? [SortDescriptor(key: "weight", nulls: .last)] : []) + [SortDescriptor(key: "_key")])
             let controller = try ResultsController(database: database, request: request)
             try controller.performFetch()
             for row in try controller.objects(in: 0..<controller.fetchedIDs.count) {

@@ -1289,6 +1289,29 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(output("mine/notes.txt"), "user's own\n")
         XCTAssertEqual(output("mine/x.txt"), "x\n")
     }
+    /// The menu listed a site's pages by file name, whatever their order should be: a declared `weight`
+    /// (Hugo's menu weight) orders them, pages without one after.
+    func testTheMenuOrdersPagesByWeightThenKey() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("pages"), withIntermediateDirectories: true)
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              pages: {kind: markdown, sources: "pages/*.md", fields: {weight: integer}, detail: {path: "/{key}/"}}
+              banks: {kind: csv, sources: data/*.csv, key: cert, fields: {cert: integer, name: text, closed: date}}
+            listings:
+              home: {from: banks, sort: [-closed], path: /}
+            """)
+        try write("Templates/list.mustache", "{{#nav}}{{title}};{{/nav}}")
+        try write("Templates/detail.mustache", "{{title}}")
+        try write(["pages/about.md": "---\ntitle: About\n---\n", "pages/contact.md": "---\ntitle: Contact\nweight: 2\n---\n",
+                   "pages/start.md": "---\ntitle: Start\nweight: 1\n---\n", "pages/blog.md": "---\ntitle: Blog\n---\n"])
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try page("index.html"), "home;Start;Contact;About;Blog;")
+        try write("pages/about.md", "---\ntitle: About\nweight: 1\n---\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try page("index.html"), "home;About;Start;Contact;Blog;", "a tie falls to the key; a new order renders the pages again")
+    }
+
     /// A site moved from Jekyll or Hugo lost every old address: `aliases` (Hugo's front matter key, declared
     /// as a list) publishes a redirect page at each, which follows its record and goes when it is dropped.
     func testAliasesAreRedirectPagesThatFollowTheirRecord() throws {
