@@ -40,6 +40,12 @@ final class OutputWriter: @unchecked Sendable {
     /// Whether the last builds made the file at a path (relative to `root`): such a file where this build
     /// needs a folder, or a folder of only such files where it needs a file, is moved out of its way.
     var madeByLastBuilds: @Sendable (String) -> Bool = { _ in false }
+    /// Whether this build has the file at a path (relative), written or kept as the last build left it:
+    /// such a file is never moved aside, and a file and a folder of this build at one path are an error.
+    var claimedByThisBuild: @Sendable (String) -> Bool = { _ in false }
+    /// Told of a file of this build taken back because this build has a folder at its path (holding the
+    /// file named second): the plan leaves it out and reports it.
+    var onWithdraw: @Sendable (String, String) -> Void = { _, _ in }
     /// What was moved out of this build's way: where it was (relative), where it is now, and the files it
     /// held (relative). Deleted with the stale files, or put back when the build stops.
     private var setAside: [(path: String, aside: String, files: [String])] = []
@@ -112,8 +118,10 @@ final class OutputWriter: @unchecked Sendable {
 
     /// Puts every file written since the last call in its page's place (renames, or a spare's exchange),
     /// on every core; a file that cannot be placed is deleted, and the first such error thrown once the
-    /// others are placed.
+    /// others are placed. What stands in the way (`clearTheWay()`) is dealt with first, so that a build
+    /// that cannot place a file because of it publishes none.
     func publish() throws {
+        try clearTheWay()
         let files = lock.withLock {
             defer { staged = [] }
             return staged
@@ -129,23 +137,9 @@ final class OutputWriter: @unchecked Sendable {
                     if isSpare, let spares {
                         try spares.swapIn(file, at: path)
                     } else if rename(file, path) != 0 {
-                        var failure = errno
-                        if failure == EISDIR {
-                            // A folder of the last build's pages where this one has a file (a page's folder
-                            // that became a static file): every page is written by now, so what it holds is known.
-                            do {
-                                try setAsideLock.withLock { try moveAside(String(path.dropFirst(rootPath.count + 1)), neededFor: nil) }
-                                failure = rename(file, path) == 0 ? 0 : errno
-                            } catch {
-                                unlink(file)
-                                throw error
-                            }
-                        }
-                        if failure != 0 {
-                            unlink(file)
-                            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path,
-                                                                           NSLocalizedDescriptionKey: String(cString: strerror(failure))])
-                        }
+                        let reason = String(cString: strerror(errno))
+                        unlink(file)
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
                     }
                 } catch {
                     failureLock.withLock { failure = failure ?? error }
@@ -153,6 +147,44 @@ final class OutputWriter: @unchecked Sendable {
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Before anything is published, once every page is planned and written: a file and a folder of this
+    /// build at one path leave the file out (`onWithdraw`), whichever build planned which first, so that an
+    /// incremental build decides as a clean one does. A file of the last build moved out of the way of a
+    /// new folder stays aside; a folder where this build has a file is moved aside if it holds only files of
+    /// the last builds that this one does not have (a page's folder that became a static file), and is an
+    /// error naming a file sitegen did not make otherwise, before anything is published.
+    private func clearTheWay() throws {
+        for (path, _, _) in lock.withLock({ setAside }) where claimedByThisBuild(path) {
+            withdraw(path, folderOf: plannedFile(inFolder: path) ?? path)
+        }
+        for (_, fullPath, _) in lock.withLock({ staged }) where Self.isFolder(fullPath) {
+            let path = String(fullPath.dropFirst(rootPath.count + 1))
+            if let child = plannedFile(inFolder: path) {
+                withdraw(path, folderOf: child)
+            } else {
+                try setAsideLock.withLock { try moveAside(path, neededFor: nil) }
+            }
+        }
+    }
+
+    /// Leaves out this build's file at `path` (relative), where it also has a folder holding `child`: its
+    /// written bytes, if any, are deleted unpublished, and the plan is told.
+    private func withdraw(_ path: String, folderOf child: String) {
+        let fullPath = rootPath + "/" + path
+        let dropped: [(file: String, path: String, isSpare: Bool)] = lock.withLock {
+            let dropped = staged.filter { $0.path == fullPath }
+            staged.removeAll { $0.path == fullPath }
+            paths[path] = nil
+            if !dropped.isEmpty {
+                writtenCount -= 1
+                changedPaths.removeAll { $0 == path }
+            }
+            return dropped
+        }
+        for file in dropped where !file.isSpare { unlink(file.file) }
+        onWithdraw(path, child)
     }
 
     /// Deletes the files written since the last `publish()` (a spare stays a spare), and the folders this
@@ -198,10 +230,11 @@ final class OutputWriter: @unchecked Sendable {
             while let name = walker?.nextObject() as? String {
                 let child = path + "/" + name
                 if (walker?.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { continue }
-                if lock.withLock({ paths[child] != nil }) {
-                    throw blocked("this build also writes \(child) in this folder")
+                // A page's file waiting for its place counts as the page; a killed writer's goes with the folder.
+                let page = Self.pageOfTemporary(child)
+                if lock.withLock({ paths[page ?? child] != nil }) || claimedByThisBuild(page ?? child) {
+                    throw blocked("this build also has \(page ?? child) in this folder; give one of them another path")
                 }
-                // A killed writer's temporary file goes with the folder, unreported.
                 if Self.isTemporary(name: (child as NSString).lastPathComponent) { continue }
                 guard madeByLastBuilds(child) else {
                     throw blocked("this folder holds \(child), which sitegen did not make (move or delete it)")
@@ -218,6 +251,29 @@ final class OutputWriter: @unchecked Sendable {
         lock.withLock { setAside.append((path, aside, files)) }
     }
 
+    /// A file this build has (`claimedByThisBuild`) in the folder at `path` (relative) of the output, when
+    /// there is a folder there: a file of this build cannot be published at that path. One `stat` when not.
+    func plannedFile(inFolder path: String) -> String? {
+        let fullPath = rootPath + "/" + path
+        guard Self.isFolder(fullPath), let walker = FileManager.default.enumerator(atPath: fullPath) else { return nil }
+        while let name = walker.nextObject() as? String {
+            // This build's pages are in temporary files until published.
+            let child = Self.pageOfTemporary(path + "/" + name) ?? path + "/" + name
+            if lock.withLock({ paths[child] != nil }) || claimedByThisBuild(child) { return child }
+        }
+        return nil
+    }
+
+    /// The path of the page that a temporary file of this process (`dir/.index.html.sitegen-PID-THREAD.tmp`)
+    /// is written for (`dir/index.html`); nil for any other file.
+    static func pageOfTemporary(_ path: String) -> String? {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let name = path[slash...]
+        guard name.hasPrefix("."), name.hasSuffix(".tmp"), let range = name.range(of: ".sitegen-\(getpid())-", options: .backwards)
+        else { return nil }
+        return String(path[..<slash]) + name[name.index(after: name.startIndex)..<range.lowerBound]
+    }
+
     /// Whether this process may make and rename files in the folder of the file at `path`.
     private static func isWritableFolder(of path: String) -> Bool {
         guard let slash = path.lastIndex(of: "/") else { return true }
@@ -225,7 +281,7 @@ final class OutputWriter: @unchecked Sendable {
     }
 
     /// Whether `path` is a folder, or a link to one.
-    private static func isFolder(_ path: String) -> Bool {
+    static func isFolder(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }

@@ -114,6 +114,21 @@ final class RenderPlan: @unchecked Sendable {
         return true
     }
 
+    /// Takes back the file at `path`, planned (rendered or kept) but where this build has a folder holding
+    /// `child`: a file and a folder cannot share an address, and the file, planned after the pages (a static
+    /// file, a bundle's file, an alias), is the one left out, with an error naming both.
+    func withdraw(_ path: String, folderOf child: String) {
+        lock.withLock {
+            let record = changed.removeValue(forKey: path) ?? index[path].map { entries[$0] }
+            if let slot = index[path] { seen[slot] = false } else { addedFiles -= 1 }
+            let rendered = renderedUnits.count
+            renderedUnits.removeAll { $0.path == path }
+            if renderedUnits.count == rendered { keptPages -= 1 }
+            collisionNotes.append("\(record.map(Self.describe) ?? path) would be published at /\(path), where this build has the folder "
+                                  + "of /\(child); give one of them another path")
+        }
+    }
+
     /// What page of this build already has one of `paths`, e.g. `listing 'news'`; nil when none has.
     func claimant(of paths: [String]) -> String? {
         claimant(of: paths, at: paths.map { index[$0] })

@@ -139,6 +139,8 @@ public struct SiteBuilder {
             writer.newFiles = newFiles
             let madeHere = Set(leftHere).union(interrupted ? newFiles.files() : [])
             writer.madeByLastBuilds = { plan.previous($0) != nil || madeHere.contains($0) }
+            writer.claimedByThisBuild = { plan.claimant(of: [$0]) != nil }
+            writer.onWithdraw = { plan.withdraw($0, folderOf: $1) }
             try? FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
             writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
                                        outputRoot: outputDirectory.path, capacity: max(64, previousCount / 10))

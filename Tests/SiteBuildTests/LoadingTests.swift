@@ -1283,12 +1283,59 @@ final class LoadingTests: XCTestCase {
         try "user's own\n".write(to: site.appendingPathComponent("output/mine/notes.txt"), atomically: true, encoding: .utf8)
         try fm.removeItem(at: site.appendingPathComponent("static/mine"))
         try write("static/mine", "now a file\n")
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha,2024-01-01\n2,Beta,2024-02-01\n")
         XCTAssertThrowsError(try build()) {
             XCTAssertTrue("\($0)".contains("output/mine: cannot write: the file mine goes here, and this folder holds mine/notes.txt, which sitegen did not make (move or delete it)"), "\($0)")
         }
         XCTAssertEqual(output("mine/notes.txt"), "user's own\n")
         XCTAssertEqual(output("mine/x.txt"), "x\n")
+        XCTAssertEqual(output("index.html"), "3;2;1;", "a build stopped by what is in the way publishes none of its pages")
+        try fm.removeItem(at: site.appendingPathComponent("static/mine"))
+        try fm.removeItem(at: site.appendingPathComponent("output/mine"))
+        XCTAssertTrue(try build().succeeded)
+
+        // A file and a folder of one build at one address: the file planned after the pages (a static file) is
+        // left out with an error, whether the page is new (its folder where the last build's static file was)
+        // or kept, and the incremental build writes what a clean build writes.
+        let config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+        try write("static/about", "about, a file\n")
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(output("about"), "about, a file\n")
+        try write("sitegen.yml", config + "\n  about: {from: banks, sort: [cert], path: /about/}\n")
+        let clash = try build()
+        let expected = ["sitegen.yml: static file static/about would be published at /about, where this build has the folder of /about/index.html; give one of them another path"]
+        XCTAssertEqual(clash.problems.map(\.description), expected)
+        XCTAssertEqual(output("about/index.html"), "1;2;")
+        try assertSameAsCleanBuild()
+        let again = try build()
+        XCTAssertEqual(again.problems.map(\.description), expected, "a kept page's folder too")
+        XCTAssertEqual(again.rendered.map(\.path), [])
+        try assertSameAsCleanBuild()
     }
+
+    /// Builds a copy of the site's sources from nothing and compares its output with this site's.
+    private func assertSameAsCleanBuild(file: StaticString = #filePath, line: UInt = #line) throws {
+        let fm = FileManager.default
+        let clean = fm.temporaryDirectory.appendingPathComponent("sitegen-clean-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: clean) }
+        try fm.createDirectory(at: clean, withIntermediateDirectories: true)
+        for item in try fm.contentsOfDirectory(atPath: site.path) where ![".sitegen", "output"].contains(item) {
+            try fm.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
+        }
+        _ = try? SiteBuilder(root: clean).build()
+        func files(_ root: URL) -> [String: Data] {
+            var found: [String: Data] = [:]
+            let prefix = root.standardizedFileURL.path + "/"
+            for case let url as URL in fm.enumerator(at: root, includingPropertiesForKeys: nil)! where !url.hasDirectoryPath {
+                found[String(url.standardizedFileURL.path.dropFirst(prefix.count))] = fm.contents(atPath: url.path)
+            }
+            return found
+        }
+        let mine = files(site.appendingPathComponent("output")), theirs = files(clean.appendingPathComponent("output"))
+        XCTAssertEqual(mine.keys.sorted(), theirs.keys.sorted(), file: file, line: line)
+        XCTAssertTrue(mine == theirs, "the bytes of some files differ", file: file, line: line)
+    }
+
     /// The menu listed a site's pages by file name, whatever their order should be: a declared `weight`
     /// (Hugo's menu weight) orders them, pages without one after.
     func testTheMenuOrdersPagesByWeightThenKey() throws {
