@@ -704,8 +704,12 @@ struct PageRenderer {
                 guard let id = row["_id"]?.int64Value, let path = presenter.detailPath(row) else { continue }
                 targets[id] = (row["_key"]?.stringValue ?? "", row["_source"]?.stringValue ?? "", reportLink(presenter.url(path)))
             }
-            for item in try database.fetchAll("SELECT record_id, value FROM \(quoteIdentifier(join)) ORDER BY value, record_id") {
-                guard let id = item["record_id"]?.int64Value, let target = targets[id], let alias = item["value"]?.stringValue else { continue }
+            // By alias, then by key: of two records with one alias the first key keeps it, whatever ids the
+            // rows were given, as a clean build decides.
+            let items = try database.fetchAll("SELECT record_id, value FROM \(quoteIdentifier(join))").compactMap { item in
+                item["record_id"]?.int64Value.flatMap { id in targets[id].map { ($0, item["value"]?.stringValue ?? "") } }
+            }.sorted { ($0.1, $0.0.key) < ($1.1, $1.0.key) }
+            for (target, alias) in items {
                 guard let file = Self.aliasFile(alias) else {
                     problems.append(SourceError(file: target.source, reason: "alias '\(alias)' is not a path on the site, such as /2024/01/hello.html or /old/hello/"))
                     continue

@@ -27,6 +27,9 @@ final class RenderPlan: @unchecked Sendable {
     private var addedFiles = 0
     /// Files planned that only send readers elsewhere (aliases): not pages of the sitemap.
     private var redirects = Set<String>()
+    /// The last build's redirects: an address that turned from a page into one, or back, changes the sitemap
+    /// though the files are the same.
+    private let previousRedirects: Set<String>
     private static let siteFiles: Set<String> = ["sitemap.xml", "robots.txt", "404.html"]
 
     /// Whether `path` is one of the files about the whole site (the sitemap and its parts, robots.txt,
@@ -40,12 +43,17 @@ final class RenderPlan: @unchecked Sendable {
         self.renderAllReason = renderAllReason
         self.paths = paths
         self.entries = entries
-        var index: [String: Int] = [:], details: [String: [Int64: Int]] = [:]
+        var index: [String: Int] = [:], details: [String: [Int64: Int]] = [:], redirects = Set<String>()
         index.reserveCapacity(paths.count)
         for (offset, path) in paths.enumerated() {
             index[path] = offset
-            if entries[offset].record != 0 { details[entries[offset].owner, default: [:]][entries[offset].record] = offset }
+            if entries[offset].record != 0 {
+                details[entries[offset].owner, default: [:]][entries[offset].record] = offset
+            } else if entries[offset].owner.hasPrefix("alias ") {
+                redirects.insert(path)
+            }
         }
+        previousRedirects = redirects
         self.index = index
         self.details = details
         seen = Array(repeating: false, count: paths.count)
@@ -213,7 +221,7 @@ final class RenderPlan: @unchecked Sendable {
     /// those (other than the site files, planned after the pages) are gone.
     func pageSetChanged() -> Bool {
         lock.withLock {
-            addedFiles > 0 || seen.indices.contains { !seen[$0] && !Self.isSiteFile(paths[$0]) }
+            addedFiles > 0 || redirects != previousRedirects || seen.indices.contains { !seen[$0] && !Self.isSiteFile(paths[$0]) }
         }
     }
 

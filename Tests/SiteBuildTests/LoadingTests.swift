@@ -1401,6 +1401,28 @@ final class LoadingTests: XCTestCase {
             "sitegen.yml: alias '/posts/other/' of record 'welcome' would be published at /posts/other/, which record 'other' of 'posts' already has; give one of them another path",
         ])
         XCTAssertEqual(output("posts/other/index.html"), "<p>Other</p>\n")
+        try assertSameAsCleanBuild()
+
+        // Two records with one alias: the first key keeps it, whatever ids their rows were given.
+        try write("posts/welcome.md", "---\ntitle: Hello\naliases: [/x/]\n---\nHi\n")
+        try write("posts/other.md", "---\ntitle: Other\naliases: [/x/]\n---\nOther\n")
+        _ = try build()
+        XCTAssertTrue(try XCTUnwrap(output("x/index.html")).contains("posts/other/"))
+        try fm.moveItem(at: site.appendingPathComponent("posts/other.md"), to: site.appendingPathComponent("other.md"))
+        _ = try build()
+        try fm.moveItem(at: site.appendingPathComponent("other.md"), to: site.appendingPathComponent("posts/other.md"))
+        _ = try build()
+        XCTAssertTrue(try XCTUnwrap(output("x/index.html")).contains("posts/other/"), "'other' before 'welcome', though its row is newer")
+        try assertSameAsCleanBuild()
+        // An address that turns from a redirect into a page is in the sitemap, though the files are the same.
+        try write("posts/other.md", "---\ntitle: Other\n---\nOther\n")
+        try write("posts/welcome.md", "---\ntitle: Hello\naliases: [/posts/x/]\n---\nHi\n")
+        _ = try build()
+        try write("posts/welcome.md", "---\ntitle: Hello\n---\nHi\n")
+        try write("posts/x.md", "---\ntitle: X\n---\nX\n")
+        _ = try build()
+        XCTAssertTrue(try XCTUnwrap(output("sitemap.xml")).contains("https://example.org/blog/posts/x/"))
+        try assertSameAsCleanBuild()
     }
 
 
