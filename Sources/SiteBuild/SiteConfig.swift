@@ -670,25 +670,28 @@ public struct ListingConfig: Sendable {
     }
 }
 
-/// A value of `params:` in `sitegen.yml`, typed as YAML resolves it, for templates.
+/// A value of `params:` in `sitegen.yml`, for templates: text as written, but for YAML 1.2's booleans and nulls.
 public indirect enum ParamValue: Sendable, Equatable {
     case text(String)
     case bool(Bool)
-    case integer(Int)
-    case number(Double)
     case null
     case list([ParamValue])
     case mapping([String: ParamValue])
 
-    /// The value of a YAML node: `true` a boolean (so `{{#site.params.comments}}` can be off), `3` a number.
+    /// The value of a YAML node. Only `true` and `false` are booleans (so `{{#site.params.comments}}` can be
+    /// off), and `~`, `null` or nothing is null; any other scalar is its text, as printed: YAML 1.1 would
+    /// make `02134` the octal 1116, `1.10` the number 1.1, `NO` false and `12:30` 750.
     init(_ node: Node) {
         switch node {
         case .scalar(let scalar):
-            switch Tag.Name(rawValue: node.tag.rawValue) {
-            case .bool: self = Bool.construct(from: scalar).map(ParamValue.bool) ?? .text(scalar.string)
-            case .int: self = Int.construct(from: scalar).map(ParamValue.integer) ?? .text(scalar.string)
-            case .float: self = Double.construct(from: scalar).map(ParamValue.number) ?? .text(scalar.string)
-            case .null: self = .null
+            guard scalar.style == .plain || scalar.style == .any else {
+                self = .text(scalar.string)
+                return
+            }
+            switch scalar.string {
+            case "true", "True", "TRUE": self = .bool(true)
+            case "false", "False", "FALSE": self = .bool(false)
+            case "", "~", "null", "Null", "NULL": self = .null
             default: self = .text(scalar.string)
             }
         case .sequence(let sequence): self = .list(sequence.map(ParamValue.init))
@@ -705,8 +708,6 @@ public indirect enum ParamValue: Sendable, Equatable {
         switch self {
         case .text(let text): text
         case .bool(let flag): flag
-        case .integer(let number): number
-        case .number(let number): number
         case .null: NSNull()
         case .list(let values): values.map(\.templateValue)
         case .mapping(let values): values.mapValues(\.templateValue) as [String: Any]

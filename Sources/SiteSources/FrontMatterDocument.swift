@@ -96,7 +96,8 @@ public struct FrontMatterDocument: Sendable {
     /// The format of front matter that a file's first line opens and sitegen does not read: TOML (`+++`) or
     /// JSON (`{` alone, or `{"`), as Hugo writes them.
     private static func otherFrontMatterFormat(_ line: ArraySlice<UInt8>) -> String? {
-        let trimmed = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        // With a Windows line end's `\r`, as the `---` fence is read.
+        let trimmed = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed == "+++" { return "TOML ('+++')" }
         if trimmed == "{" || trimmed.hasPrefix("{\"") || trimmed.hasPrefix("{ \"") { return "JSON" }
         return nil

@@ -1210,18 +1210,25 @@ final class LoadingTests: XCTestCase {
               author: Ann Example
               comments: false
               since: 2019
+              zip: 02134
+              version: 1.10
+              country: NO
+              noon: 12:30
               links: [{name: Code, url: "https://example.org/code"}, {name: Mail, url: "mailto:a@example.org"}]
 
             """))
-        try write("Templates/list.mustache", "{{site.params.author}} {{site.params.since}}{{#site.params.comments}} comments{{/site.params.comments}}:"
+        try write("Templates/list.mustache", "{{site.params.zip}} {{site.params.version}} {{site.params.country}} {{site.params.noon}}|"
+                  + "{{site.params.author}} {{site.params.since}}{{#site.params.comments}} comments{{/site.params.comments}}:"
                   + "{{#site.params.links}}<a href=\"{{url}}\">{{name}}</a>{{/site.params.links}}")
         XCTAssertTrue(try build().succeeded)
-        XCTAssertEqual(try page("index.html"), "Ann Example 2019:<a href=\"https://example.org/code\">Code</a><a href=\"mailto:a@example.org\">Mail</a>")
+        XCTAssertEqual(try page("index.html"), "02134 1.10 NO 12:30|"
+                       + "Ann Example 2019:<a href=\"https://example.org/code\">Code</a><a href=\"mailto:a@example.org\">Mail</a>",
+                       "values print as written, not as YAML 1.1 types them")
         try write("sitegen.yml", try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
             .replacingOccurrences(of: "comments: false", with: "comments: true"))
         let changed = try build()
         XCTAssertEqual(changed.rendered.first { $0.path == "index.html" }?.reason, "settings changed (sitegen.yml or the menu)")
-        XCTAssertTrue(try page("index.html").hasPrefix("Ann Example 2019 comments:"))
+        XCTAssertTrue(try page("index.html").contains("|Ann Example 2019 comments:"))
         // A misspelt name is an error, as any other is.
         try write("Templates/list.mustache", "{{site.params.autor}}")
         XCTAssertThrowsError(try build()) { XCTAssertTrue("\($0)".contains("'site.params.autor' is not a field or a value this page has"), "\($0)") }

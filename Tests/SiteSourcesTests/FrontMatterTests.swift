@@ -73,7 +73,7 @@ final class FrontMatterTests: XCTestCase {
 
     /// A Hugo post's TOML or JSON front matter was published as the page's first paragraph, without a word.
     func testTOMLAndJSONFrontMatterAreErrorsThatSayToWriteYAML() throws {
-        for (text, format) in [("+++\ntitle = \"T\"\n+++\nBody\n", "TOML ('+++')"), ("\u{FEFF}{\n  \"title\": \"T\"\n}\nBody\n", "JSON"),
+        for (text, format) in [("+++\ntitle = \"T\"\n+++\nBody\n", "TOML ('+++')"), ("+++\r\ntitle = \"T\"\r\n+++\r\nBody\r\n", "TOML ('+++')"), ("\u{FEFF}{\n  \"title\": \"T\"\n}\nBody\n", "JSON"),
                                ("{\"title\": \"T\"}\nBody\n", "JSON")] {
             XCTAssertThrowsError(try FrontMatterDocument(parsing: text, file: "a.md")) {
                 XCTAssertEqual("\($0)", "a.md:1: front matter in \(format) is not read; write it as YAML between '---' lines (`hugo convert toYAML` converts a Hugo site's)")
