@@ -71,6 +71,11 @@ struct CollectionLoader {
         let removed: [String]
         /// Folders of its patterns that are missing, each an error: their files' rows stay.
         let missing: [SourceError]
+        /// Sources out of sight (in a folder that cannot be listed, or links to nothing), with why: their
+        /// rows stay, and they are marked failed, so that every build looks at them again until they load.
+        var hidden: [(path: String, reason: String)] = []
+        /// Links to nothing that no record came from: said, but no error.
+        var warnings: [SourceError] = []
     }
 
     private struct FilePlan {
@@ -98,9 +103,12 @@ struct CollectionLoader {
             return CollectionPlan(collection: collection, schema: schema, files: changed.files, unchangedFiles: [],
                                   unchangedCount: changed.unchanged, complete: false, removed: changed.removed, missing: [])
         }
-        let (files, unchanged, removed, missing) = try files(of: collection)
-        return CollectionPlan(collection: collection, schema: schema, files: files, unchangedFiles: unchanged,
-                              unchangedCount: unchanged.count, complete: true, removed: removed, missing: missing)
+        let found = try files(of: collection)
+        var plan = CollectionPlan(collection: collection, schema: schema, files: found.toRead, unchangedFiles: found.unchanged,
+                                  unchangedCount: found.unchanged.count, complete: true, removed: found.removed, missing: found.missing)
+        plan.hidden = found.hidden
+        plan.warnings = found.warnings
+        return plan
     }
 
     /// The collection's files to read and sources gone, found from `changedPaths` and the sources whose last
@@ -155,7 +163,10 @@ struct CollectionLoader {
 
     /// The collection's files as found now (those to read, in the loading order, and the others), the
     /// sources of its last load that are gone, and the errors of its patterns' folders that are missing.
-    private func files(of collection: CollectionConfig) throws -> ([FilePlan], [FilePlan], [String], [SourceError]) {
+    private func files(of collection: CollectionConfig) throws
+        -> (toRead: [FilePlan], unchanged: [FilePlan], removed: [String], missing: [SourceError], hidden: [(path: String, reason: String)],
+            warnings: [SourceError])
+    {
         // The folders are walked while this thread reads what the store knows of the files: at 100,000
         // records each took a third of an incremental build's load.
         let root = root
@@ -209,14 +220,21 @@ struct CollectionLoader {
         // build too (a clean checkout in CI that lacks its data must not publish an empty site).
         // A folder that cannot be listed, or a file behind a link to nothing, is out of sight, not deleted:
         // its sources keep their rows, and the build fails until it can be read or is removed.
-        var seen = Set<String>()
+        var seen = Set<String>(), hidden: [(path: String, reason: String)] = [], warnings: [SourceError] = []
         for place in unreadable where seen.insert(place.path).inserted {
             let kept = removed.filter { place.isFolder ? $0.hasPrefix(place.path + "/") : $0 == place.path }
             removed.removeAll { place.isFolder ? $0.hasPrefix(place.path + "/") : $0 == place.path }
+            let reason = (place.isFolder ? "folder " : "") + place.reason
+            hidden += kept.map { ($0, place.isFolder ? "in \(place.path): \(reason)" : reason) }
+            // A new link to nothing loses nothing; a folder out of sight may hold anything, a first build's too.
+            if kept.isEmpty && !place.isFolder {
+                warnings.append(SourceError(file: place.path, reason: reason + "; left out"))
+                continue
+            }
             let outcome = kept.isEmpty ? "" : place.isFolder
                 ? "; the records of its \(kept.count) file\(kept.count == 1 ? "" : "s") from the last build are kept"
                 : "; its records from the last build are kept"
-            missing.append(SourceError(file: place.path, reason: (place.isFolder ? "folder " : "") + place.reason + outcome))
+            missing.append(SourceError(file: place.path, reason: reason + outcome))
         }
         for folder in missingFolders(of: collection) {
             let kept = removed.filter { $0.hasPrefix(folder + "/") }
@@ -227,7 +245,7 @@ struct CollectionLoader {
             missing.append(SourceError(file: config.file, line: collection.sourcesMark?.line, column: collection.sourcesMark?.column,
                 reason: "collection '\(collection.name)': the folder '\(folder)' is missing; " + outcome))
         }
-        return (toRead, unchanged, removed, missing)
+        return (toRead, unchanged, removed, missing, hidden, warnings)
     }
 
     /// The folders the collection's patterns look in (the part before the first wildcard, or a file's
@@ -317,6 +335,10 @@ struct CollectionLoader {
         if rebuilt && !plan.complete { plan = try self.plan(of: collection, changedOnly: false) }
         let problemsBefore = outcome.problems.count
         outcome.problems += plan.missing
+        outcome.warnings += plan.warnings
+        for (path, reason) in plan.hidden {
+            try store.recordSourceStatus(path, collection: collection.name, failure: reason)
+        }
         try loadFiles(plan: plan, rebuilt: rebuilt, into: &outcome)
         // The load's transaction is then rolled back whole, the old table and its rows with it, and the build
         // stops before any page is rendered.

@@ -198,8 +198,10 @@ struct SourceGlob {
         guard let folder = opendir(relative.isEmpty ? rootPath : Self.location(of: relative, under: rootPath)) else {
             // A folder that is not there has no files (a missing pattern folder is said elsewhere); one that
             // cannot be listed has files this build cannot see.
-            if errno != ENOENT && errno != ENOTDIR {
-                unreadable.append(Unreadable(path: relative, reason: "cannot be listed: " + String(cString: strerror(errno)), isFolder: true))
+            let error = errno
+            // Only a folder that the pattern can find files in: `content/private` is none of `content/posts-*/*.md`'s.
+            if error != ENOENT && error != ENOTDIR && couldHoldMatches(relative, glob: glob, flags: flags) {
+                unreadable.append(Unreadable(path: relative, reason: "cannot be listed: " + String(cString: strerror(error)), isFolder: true))
             }
             return
         }
@@ -262,6 +264,15 @@ struct SourceGlob {
         for path in shares.flatMap(\.folders) {
             walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
         }
+    }
+
+    /// Whether files that `glob` matches can be in the folder at `relative`: with `**` any folder can hold
+    /// them; otherwise the folder must match the pattern's parts as deep as it is.
+    private func couldHoldMatches(_ relative: String, glob: String, flags: Int32) -> Bool {
+        guard flags == FNM_PATHNAME else { return true }
+        let depth = relative.split(separator: "/").count
+        let leading = glob.split(separator: "/", omittingEmptySubsequences: true).prefix(depth).joined(separator: "/")
+        return fnmatch((glob.hasPrefix("/") ? "/" : "") + leading, relative, flags) == 0
     }
 
     /// One thread's share of a folder's files, written by that thread only, read once all have finished.

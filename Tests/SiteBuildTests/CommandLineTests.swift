@@ -244,6 +244,15 @@ final class CommandLineTests: XCTestCase {
         let records = site.appendingPathComponent("content/records")
         let count = try FileManager.default.contentsOfDirectory(atPath: records.path).filter { $0.hasSuffix(".csv") }.count
         XCTAssertGreaterThan(count, 0)
+        // A folder the pattern cannot find files in is none of the build's business, readable or not.
+        let config = site.appendingPathComponent("sitegen.yml")
+        try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "sources: content/records/*.csv", with: "sources: content/rec*/*.csv")
+            .write(to: config, atomically: false, encoding: .utf8)
+        let other = site.appendingPathComponent("content/private")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        if getuid() == 0 { try Process.run(URL(fileURLWithPath: "/bin/chown"), arguments: ["65534:65534", other.path]).waitUntilExit() }
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: other.path)
+        XCTAssertEqual(try build().status, 0)
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: records.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: records.path) }
         let hidden = try build()

@@ -1176,6 +1176,13 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(dangling.problems.map(\.description),
                        ["data/more.csv: is a link to ../elsewhere/more.csv, which is not there; its records from the last build are kept"])
         XCTAssertEqual(try page("index.html"), "7;3;2;1;")
+        // A watch's build, told only of a template edit, looks at it again: it is marked failed.
+        let told = try SiteBuilder(root: site).build(options: SiteBuilder.Options(changedSources: ["Templates/list.mustache"]))
+        XCTAssertEqual(told.problems.map(\.description), dangling.problems.map(\.description))
+        // A new link to nothing loses nothing: a warning.
+        try fm.createSymbolicLink(atPath: site.appendingPathComponent("data/new.csv").path, withDestinationPath: "nowhere.csv")
+        XCTAssertTrue(try build().warnings.map(\.description).contains("data/new.csv: is a link to nowhere.csv, which is not there; left out"))
+        try fm.removeItem(at: site.appendingPathComponent("data/new.csv"))
         // The link mended: read as before. The link removed: its records go.
         try fm.moveItem(at: site.appendingPathComponent("elsewhere-moved"), to: elsewhere)
         XCTAssertTrue(try build().succeeded)
