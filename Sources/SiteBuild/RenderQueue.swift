@@ -150,7 +150,8 @@ final class RenderQueue: @unchecked Sendable {
                 try writer.write(page, to: job.path)
             } catch {
                 condition.lock()
-                if failure == nil { failure = error }
+                // A template a record's value chose is named with the page, so that the record can be found.
+                if failure == nil { failure = (error as? TemplateError)?.onPage(job.path) ?? error }
                 jobs.removeAll()
                 condition.broadcast()
                 condition.unlock()

@@ -91,6 +91,16 @@ final class SpareFiles: @unchecked Sendable {
             // No exchange on this file system (or the page went away): the spare takes the page's place.
             let exchangeError = errno
             guard rename(spare, path) == 0 else {
+                if errno == EXDEV, let data = FileManager.default.contents(atPath: spare) {
+                    // The page is on another file system than the spares though its folder's device said
+                    // not (a bind mount, a link): its bytes go through a temporary file beside it instead.
+                    defer {
+                        unlink(spare)
+                        lock.withLock { count -= 1 }
+                    }
+                    try replaceFile(atPath: path, with: data)
+                    return
+                }
                 let reason = String(cString: strerror(errno))
                 unlink(spare)
                 lock.withLock { count -= 1 }

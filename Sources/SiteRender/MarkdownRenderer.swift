@@ -2,7 +2,7 @@ import CCmarkGFM
 import Foundation
 
 /// Renders GitHub-flavoured Markdown to HTML with cmark-gfm: tables, strikethrough, autolinks,
-/// task lists and the tag filter.
+/// task lists and footnotes (not the tag filter: raw HTML, when allowed, is the site's own).
 ///
 /// Raw HTML in the Markdown is replaced by a comment unless `allowsRawHTML` is set (a site's `unsafe: true`).
 public struct MarkdownRenderer: Sendable {

@@ -68,7 +68,6 @@ public final class SiteStore {
     /// How much of the store file the build's connection reads through memory mapping.
     static let mappedBytes = 1 << 30
 
-    /// Runs `body` in one transaction.
     /// What is wrong with the store file at `path`, if SQLite finds it damaged (`quick_check`, or a file
     /// that is no database); nil when it is sound or not there. Asked after a build fails, never before:
     /// the check reads the whole file.
@@ -86,6 +85,7 @@ public final class SiteStore {
         }
     }
 
+    /// Runs `body` in one transaction.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)
     }

@@ -60,7 +60,8 @@ struct BuildCommand: ParsableCommand {
             for warning in stopped.warnings { printError("warning: \(warning)") }
             for problem in stopped.problems { printError("error: \(problem)") }
             printError("error: \(error)")
-            sayIfTheStoreIsDamaged(builder.storePath)
+            // A template's mistake is no sign of a damaged store, and the check reads the whole file.
+            if case .templates = error {} else if case .stopped(.templates, _) = error {} else { sayIfTheStoreIsDamaged(builder.storePath) }
             try writeReport(of: stopped)
             throw ExitCode.failure
         } catch let error as ExitCode {

@@ -122,8 +122,6 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
-    /// A build that fails on a template leaves its manifest unsaved and publishes none of its pages; the
-    /// build after the fix builds as a clean build would, and deletes nothing else of the output folder's.
     /// A `sitegen build` of `site` run as a user that permissions bind: as nobody when the tests run as root
     /// (the site is given to nobody), else as the tests' user.
     private func buildAsAnotherUserThanRoot(_ site: URL) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
@@ -277,6 +275,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: site.appendingPathComponent("output/img/logo.svg").path), Data("logo".utf8))
     }
 
+    /// A build that fails on a template leaves its manifest unsaved and publishes none of its pages; the
+    /// build after the fix builds as a clean build would, and deletes nothing else of the output folder's.
     func testTheBuildAfterATemplateErrorKeepsTheFilesSitegenDidNotMake() throws {
         let site = try exampleSite(), reference = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)

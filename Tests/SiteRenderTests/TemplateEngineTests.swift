@@ -354,6 +354,8 @@ final class TemplateEngineTests: XCTestCase {
         // A misspelt choice (`layout: pots`) printed nothing; it is an error at the tag, as a plain partial's is.
         XCTAssertThrowsError(try set.render("list", context: ["items": rows(["card", "crad"])], knownNames: [])) {
             XCTAssertEqual("\($0)", "list.mustache:1:22: no template 'crad.mustache' to include; the templates folder has: card, list, wide")
+            XCTAssertEqual("\(($0 as? TemplateError)!.onPage("posts/b/index.html"))", "list.mustache:1:22: no template 'crad.mustache' to include, "
+                           + "as the data of the page /posts/b/ asks (its record's value); the templates folder has: card, list, wide")
         }
     }
 
