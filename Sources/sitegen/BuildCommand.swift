@@ -63,6 +63,7 @@ struct BuildCommand: ParsableCommand {
             // A template's mistake is no sign of a damaged store, and the check reads the whole file.
             if case .templates = error {} else if case .stopped(.templates, _) = error {} else { sayIfTheStoreIsDamaged(builder.storePath) }
             try writeReport(of: stopped)
+            print(Self.stoppedLine)
             throw ExitCode.failure
         } catch let error as ExitCode {
             throw error
@@ -75,6 +76,7 @@ struct BuildCommand: ParsableCommand {
             stopped.dryRun = plan
             stopped.stoppedBy = "\(error)"
             try writeReport(of: stopped)
+            print(Self.stoppedLine)
             throw ExitCode.failure
         }
         for warning in summary.warnings { printError("warning: \(warning)") }
@@ -84,6 +86,9 @@ struct BuildCommand: ParsableCommand {
         print(summary.report)
         if !summary.succeeded { throw ExitCode.failure }
     }
+
+    /// The last line of a build that stopped, as a build with bad sources ends with `FAILED: …`.
+    static let stoppedLine = "FAILED: the build stopped at the error above"
 
     /// After a failed build, says so when the store is damaged (a disk fault, a copy cut short): every build
     /// fails on it, with SQLite's words for whatever it read first, and what to do is not in them.

@@ -223,6 +223,7 @@ final class CommandLineTests: XCTestCase {
         let failed = try run(["build"], in: site)
         XCTAssertEqual(failed.status, 1)
         XCTAssertFalse(failed.stderr.contains("Error:"), failed.stderr)
+        XCTAssertTrue(failed.stdout.hasSuffix("FAILED: the build stopped at the error above\n"), failed.stdout)
         XCTAssertTrue(failed.stderr.contains("error: the store \(store.path) is damaged ("), failed.stderr)
         XCTAssertTrue(failed.stderr.contains("move \(site.appendingPathComponent(".sitegen").path) away and build again"), failed.stderr)
         try FileManager.default.moveItem(at: site.appendingPathComponent(".sitegen"), to: site.appendingPathComponent("sitegen-damaged"))
