@@ -159,7 +159,9 @@ final class OutputWriter: @unchecked Sendable {
         for (path, _, _) in lock.withLock({ setAside }) where claimedByThisBuild(path) {
             withdraw(path, folderOf: plannedFile(inFolder: path) ?? path)
         }
-        for (_, fullPath, _) in lock.withLock({ staged }) where Self.isFolder(fullPath) {
+        // A page (`…/index.html`) is never another file's folder: only the other files, a few of a build's
+        // hundred thousand, are looked at (a `stat` each).
+        for (_, fullPath, _) in lock.withLock({ staged }) where !fullPath.hasSuffix("/index.html") && Self.isFolder(fullPath) {
             let path = String(fullPath.dropFirst(rootPath.count + 1))
             if let child = plannedFile(inFolder: path) {
                 withdraw(path, folderOf: child)
