@@ -136,6 +136,17 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(output, try reference(texts).render("main", context: context))
     }
 
+    /// `sorted` of a list of `params:` or of a record's list field printed nothing: only lists built as
+    /// strings or integers were sorted.
+    func testSortedSortsEveryListOfTextsOrNumbers() throws {
+        let set = try templates(["main": "{{#sorted(words)}}{{.}} {{/sorted(words)}}|{{#sorted(numbers)}}{{.}} {{/sorted(numbers)}}|"
+                                    + "{{#items}}{{#sorted(tags)}}{{.}} {{/sorted(tags)}}{{/items}}"])
+        let site = TemplateText.Site(baseURL: "/", allowsRawHTML: false)
+        let record = TemplateRecord(names: ["tags"], values: [["z", "b", "m"].map { TemplateText($0, site: site) }])
+        let context: [String: Any] = ["words": ["z", "b", "m"] as [Any], "numbers": [3, 1, 2] as [Any], "items": [record]]
+        XCTAssertEqual(try set.render("main", context: context), "b m z |1 2 3 |b m z ")
+    }
+
     func testAStandalonePartialIndentsItsLaterLinesAsSwiftMustacheDoes() throws {
         // swift-mustache indents the lines a partial's own nodes start, not every line: the second item of a
         // list section inside the partial stays where it is.
