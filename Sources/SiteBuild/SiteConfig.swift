@@ -709,7 +709,11 @@ public indirect enum ParamValue: Sendable, Equatable {
         case .text(let text): text
         case .bool(let flag): flag
         case .null: NSNull()
-        case .list(let values): values.map(\.templateValue)
+        // A list of texts typed so, as a page's own lists are, so that `sorted` sorts it.
+        case .list(let values):
+            values.allSatisfy { if case .text = $0 { true } else { false } }
+                ? values.map { if case .text(let text) = $0 { text } else { "" } } as [String]
+                : values.map(\.templateValue)
         case .mapping(let values): values.mapValues(\.templateValue) as [String: Any]
         }
     }

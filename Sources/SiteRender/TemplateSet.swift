@@ -137,8 +137,8 @@ public struct TemplateSet: Sendable {
 
     /// Throws for the first block (by template, line and column) that a page overrides in `{{<layout}}…`
     /// but that neither the layout nor any template it uses declares: a misspelt name would publish the
-    /// layout's default in its place. A layout that includes a template by a field's value
-    /// (`{{>*field}}`) may declare any block through it, so blocks are not checked against it.
+    /// layout's default in its place. A layout that includes a template by a value (`{{>*field}}`) may
+    /// reach any template, so then a block must be declared by some template of the folder.
     private func checkOverriddenBlocks() throws(TemplateError) {
         var unknown: [(block: String, layout: String, location: SourceLocation)] = []
         for name in names {
@@ -161,12 +161,12 @@ public struct TemplateSet: Sendable {
                             available: (blocks(declaredBy: first.layout) ?? []).sorted())
     }
 
-    /// The blocks the template `layout` and every template it uses declare; `nil` when one of them
-    /// includes a template named by a field, which could declare any.
+    /// The blocks the template `layout` and every template it uses declare; when one of them includes a
+    /// template named by a value, which may be any, the blocks of every template.
     func blocks(declaredBy layout: String) -> Set<String>? {
         let reachable = used(by: layout)
-        guard !reachable.contains(where: { $0.hasPrefix("*") }) else { return nil }
-        return reachable.reduce(into: []) { $0.formUnion(Self.blockNames(in: templates[$1] ?? [])) }
+        let templates = reachable.contains(where: { $0.hasPrefix("*") }) ? Set(names) : reachable
+        return templates.reduce(into: []) { $0.formUnion(Self.blockNames(in: self.templates[$1] ?? [])) }
     }
 
     private static func blockNames(in nodes: [TemplateNode]) -> Set<String> {

@@ -320,12 +320,8 @@ struct TemplateList {
             switch elements {
             case .strings(let array): return .list(TemplateList(.strings(array.sorted())))
             case .integers(let array): return .list(TemplateList(.integers(array.sorted())))
-            // A record's list field (its tags), and a list of `params:` or of a page's values.
+            // A record's list field (its tags).
             case .texts(let array): return .list(TemplateList(.texts(array.sorted { $0.text < $1.text })))
-            case .values(let array):
-                if let numbers = array as? [Int] { return .list(TemplateList(.integers(numbers.sorted()))) }
-                let texts = array.compactMap { ($0 as? String) ?? ($0 as? TemplateText)?.text }
-                return texts.count == array.count ? .list(TemplateList(.strings(texts.sorted()))) : nil
             default: return nil
             }
         default: return nil

@@ -1222,13 +1222,15 @@ final class LoadingTests: XCTestCase {
               country: NO
               noon: 12:30
               links: [{name: Code, url: "https://example.org/code"}, {name: Mail, url: "mailto:a@example.org"}]
+              tags: [b, a, c]
 
             """))
-        try write("Templates/list.mustache", "{{site.params.zip}} {{site.params.version}} {{site.params.country}} {{site.params.noon}}|"
+        try write("Templates/list.mustache", "{{#sorted(site.params.tags)}}{{.}}{{/sorted(site.params.tags)}} "
+                  + "{{site.params.zip}} {{site.params.version}} {{site.params.country}} {{site.params.noon}}|"
                   + "{{site.params.author}} {{site.params.since}}{{#site.params.comments}} comments{{/site.params.comments}}:"
                   + "{{#site.params.links}}<a href=\"{{url}}\">{{name}}</a>{{/site.params.links}}")
         XCTAssertTrue(try build().succeeded)
-        XCTAssertEqual(try page("index.html"), "02134 1.10 NO 12:30|"
+        XCTAssertEqual(try page("index.html"), "abc 02134 1.10 NO 12:30|"
                        + "Ann Example 2019:<a href=\"https://example.org/code\">Code</a><a href=\"mailto:a@example.org\">Mail</a>",
                        "values print as written, not as YAML 1.1 types them")
         try write("sitegen.yml", try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)

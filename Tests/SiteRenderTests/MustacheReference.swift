@@ -8,6 +8,13 @@ extension TemplateText: MustacheTransformable, MustacheParent {
     public func child(named: String) -> Any? { nil }
 }
 
+// Comparable by its text, so that swift-mustache's `sorted` sorts a record's list field as sitegen does
+// (its own engine never had records' texts to sort).
+extension TemplateText: Comparable {
+    public static func == (a: TemplateText, b: TemplateText) -> Bool { a.text == b.text }
+    public static func < (a: TemplateText, b: TemplateText) -> Bool { a.text < b.text }
+}
+
 /// swift-mustache 2.1.1, the engine sitegen rendered with before it had its own: the oracle the
 /// differential tests hold `TemplateSet` to.
 struct ReferenceTemplates {

@@ -136,14 +136,13 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(output, try reference(texts).render("main", context: context))
     }
 
-    /// `sorted` of a list of `params:` or of a record's list field printed nothing: only lists built as
-    /// strings or integers were sorted.
+    /// `sorted` of a record's list field printed nothing: only lists built as strings or integers were sorted.
     func testSortedSortsEveryListOfTextsOrNumbers() throws {
         let set = try templates(["main": "{{#sorted(words)}}{{.}} {{/sorted(words)}}|{{#sorted(numbers)}}{{.}} {{/sorted(numbers)}}|"
                                     + "{{#items}}{{#sorted(tags)}}{{.}} {{/sorted(tags)}}{{/items}}"])
         let site = TemplateText.Site(baseURL: "/", allowsRawHTML: false)
         let record = TemplateRecord(names: ["tags"], values: [["z", "b", "m"].map { TemplateText($0, site: site) }])
-        let context: [String: Any] = ["words": ["z", "b", "m"] as [Any], "numbers": [3, 1, 2] as [Any], "items": [record]]
+        let context: [String: Any] = ["words": ["z", "b", "m"], "numbers": [3, 1, 2], "items": [record]]
         XCTAssertEqual(try set.render("main", context: context), "b m z |1 2 3 |b m z ")
     }
 
@@ -332,6 +331,15 @@ final class TemplateEngineTests: XCTestCase {
         nested["page"] = "{{<section}}\n  {{$title}}T{{/title}}\n  {{$inner}}I{{#x}}{{<section}}{{$titel}}{{/titel}}{{/section}}{{/x}}{{/inner}}\n{{/section}}"
         XCTAssertEqual(loadingError(nested), .unknownBlock(name: "titel", layout: "section", file: "page.mustache", line: 3, column: 32,
                                                             available: ["content", "inner", "title"]))
+        // A layout that includes a template its data names may reach any template: a block must be declared by
+        // one of them. With such a partial the check was off, and a misspelt block published empty pages.
+        let chosen = ["base": "<main>{{$content}}{{/content}}</main>{{>*footer}}", "foot": "<p>{{$note}}n{{/note}}</p>",
+                      "page": "{{<base}}{{$contents}}x{{/contents}}{{/base}}", "fine": "{{<base}}{{$note}}N{{/note}}{{/base}}"]
+        XCTAssertEqual(loadingError(chosen), .unknownBlock(name: "contents", layout: "base", file: "page.mustache", line: 1, column: 10,
+                                                            available: ["content", "note"]))
+        var fine = chosen
+        fine["page"] = "{{<base}}{{$content}}x{{/content}}{{/base}}"
+        XCTAssertEqual(try templates(fine).render("fine", context: ["footer": "foot"]), "<main></main><p>N</p>")
     }
 
     /// The override of `content` holding a `content` block of its own rendered itself without end, and the
