@@ -24,6 +24,8 @@ struct TemplateParser {
         /// The open section (or parent tag) that a closing tag must name, with its transforms.
         var sectionName: String?
         var sectionTransforms: [String] = []
+        /// The sign that opened it (`#`, `^`, `$`, `<`), to quote its tag in errors as the template has it.
+        var sectionSigil: Character = "#"
         /// Where that section opened, for the error when it is never closed.
         var sectionOffset = 0
         /// Whether the reader is at the start of a line, where a tag may stand alone.
@@ -38,9 +40,10 @@ struct TemplateParser {
         var startDelimiter: [Character] = ["{", "{"]
         var endDelimiter: [Character] = ["}", "}"]
 
-        func enteringSection(_ name: String, transforms: [String], at offset: Int, standalone: Bool) -> State {
+        func enteringSection(_ name: String, transforms: [String], at offset: Int, standalone: Bool, sigil: Character = "#") -> State {
             var state = self
             state.sectionName = name
+            state.sectionSigil = sigil
             state.sectionTransforms = transforms
             state.sectionOffset = offset
             state.atParentBodyTop = false
@@ -51,6 +54,7 @@ struct TemplateParser {
         func enteringParentBody(_ name: String, at offset: Int) -> State {
             var state = self
             state.sectionName = name
+            state.sectionSigil = "<"
             state.sectionTransforms = []
             state.sectionOffset = offset
             state.atLineStart = true
@@ -156,7 +160,7 @@ struct TemplateParser {
                     flushBlanks(&body)
                     blanksBefore = ""
                 }
-                let section = try parseBody(state.enteringSection(name, transforms: transforms, at: tagOffset, standalone: standalone))
+                let section = try parseBody(state.enteringSection(name, transforms: transforms, at: tagOffset, standalone: standalone, sigil: sigil))
                 let tag = TagName(name: name, transforms: transforms, location: tagLocation)
                 body.append(.section(SectionNode(tag: tag, body: section.nodes, inverted: sigil == "^")), at: tagOffset)
 
@@ -230,13 +234,13 @@ struct TemplateParser {
                 guard transforms.isEmpty else { throw error("a block ({{$\(name)}}) cannot take a transform", at: tagOffset) }
                 if state.atParentBodyTop {
                     standalone = isStandalone(state)
-                    let block = try parseBody(state.enteringSection(name, transforms: [], at: tagOffset, standalone: standalone))
+                    let block = try parseBody(state.enteringSection(name, transforms: [], at: tagOffset, standalone: standalone, sigil: "$"))
                     body.blocks[name] = block.nodes
                     body.blockLocations[name] = tagLocation
                 } else {
                     flushBlanks(&body)
                     standalone = isStandalone(state)
-                    let block = try parseBody(state.enteringSection(name, transforms: [], at: tagOffset, standalone: standalone))
+                    let block = try parseBody(state.enteringSection(name, transforms: [], at: tagOffset, standalone: standalone, sigil: "$"))
                     body.append(.block(BlockNode(name: name, body: block.nodes, indentation: blanksBefore)), at: tagOffset)
                     blanksBefore = ""
                 }
@@ -262,7 +266,8 @@ struct TemplateParser {
             state.atLineStart = standalone
         }
         if let name = state.sectionName {
-            throw error("{{#\(name)}} is never closed; expected {{/\(name)}}", at: state.sectionOffset)
+            let opened = state.sectionTransforms.reduce(name) { "\($1)(\($0))" }
+            throw error("{{\(state.sectionSigil)\(opened)}} is never closed; expected {{/\(opened)}}", at: state.sectionOffset)
         }
         return body
     }
@@ -284,6 +289,6 @@ struct TemplateParser {
         let opened = state.sectionTransforms.reduce(open) { "\($1)(\($0))" }
         // Where the open one began: a section left open far above is what to look for, not this tag.
         let (line, column) = lineAndColumn(of: state.sectionOffset)
-        return "{{/\(written)}} does not close the open section {{#\(opened)}} (line \(line), column \(column)); expected {{/\(opened)}} first"
+        return "{{/\(written)}} does not close the open section {{\(state.sectionSigil)\(opened)}} (line \(line), column \(column)); expected {{/\(opened)}} first"
     }
 }

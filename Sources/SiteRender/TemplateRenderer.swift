@@ -68,7 +68,7 @@ struct TemplateRenderer {
     private(set) var runaway: (name: String, location: SourceLocation)?
     /// In a strict render, the templates that dynamic partials (`{{>*layout}}`) named and the folder does
     /// not have, where first named: a misspelt `layout: pots` would otherwise print nothing.
-    private(set) var missingPartials: [String: SourceLocation] = [:]
+    private(set) var missingPartials: [String: (location: SourceLocation, value: String)] = [:]
 
     /// A renderer of the templates `templates` (partials are found there by name); strict when `knownNames`
     /// is given, and then `recordNames` are known inside a record only.
@@ -206,7 +206,7 @@ struct TemplateRenderer {
         }
         guard let nodes = templates[name] else {
             // A plain partial's template was checked when the templates were read; a dynamic one's only now.
-            if knownNames != nil, missingPartials[name] == nil { missingPartials[name] = reference.location }
+            if knownNames != nil, missingPartials[name] == nil { missingPartials[name] = (reference.location, reference.name) }
             return
         }
         guard nesting < Self.nestingLimit else {

@@ -264,8 +264,8 @@ public struct TemplateSet: Sendable {
                                         preferring: name, site: site ?? Self.site(of: context))
         let output = renderer.render(template, root: .root(context))
         try throwIfRunaway(renderer)
-        if let (partial, location) = renderer.missingPartials.min(by: { $0.key < $1.key }) {
-            throw .missingChosenPartial(name: partial, file: sources[location.template]?.file ?? location.template,
+        if let (partial, (location, value)) = renderer.missingPartials.min(by: { $0.key < $1.key }) {
+            throw .missingChosenPartial(name: partial, value: value, file: sources[location.template]?.file ?? location.template,
                                         line: location.line, column: location.column, available: names, page: nil)
         }
         // The first unknown name in order, where the page's own template uses it if it does, else where it was first used.
@@ -340,7 +340,7 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
     case missingPartial(name: String, file: String, line: Int, column: Int, available: [String])
     /// A dynamic partial (`{{>*layout}}`) whose value names a template the folder does not have; `page`
     /// is the page whose data chose it, once known (`onPage(_:)`).
-    case missingChosenPartial(name: String, file: String, line: Int, column: Int, available: [String], page: String?)
+    case missingChosenPartial(name: String, value: String, file: String, line: Int, column: Int, available: [String], page: String?)
     /// A tag applies a transform (`name(value)`) that sitegen does not have.
     case unknownTransform(name: String, file: String, line: Int, column: Int, known: [String])
     /// A template includes itself (`through` the templates named, ending with itself) outside any section,
@@ -354,9 +354,9 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
     /// The error as one line naming the file, line and column at fault, and what to do.
     /// This error, naming the page (`banks/1/index.html`) whose data chose a missing template, when it is that kind.
     public func onPage(_ path: String) -> TemplateError {
-        guard case .missingChosenPartial(let name, let file, let line, let column, let available, nil) = self else { return self }
+        guard case .missingChosenPartial(let name, let value, let file, let line, let column, let available, nil) = self else { return self }
         let shown = "/" + (path.hasSuffix("index.html") ? String(path.dropLast("index.html".count)) : path)
-        return .missingChosenPartial(name: name, file: file, line: line, column: column, available: available, page: shown)
+        return .missingChosenPartial(name: name, value: value, file: file, line: line, column: column, available: available, page: shown)
     }
 
     public var description: String {
@@ -371,10 +371,10 @@ public enum TemplateError: Error, CustomStringConvertible, Equatable {
             return "no template '\(name).mustache'; the templates folder has: \(available.joined(separator: ", "))"
         case .missingPartial(let name, let file, let line, let column, let available):
             return "\(file):\(line):\(column): no template '\(name).mustache' to include; the templates folder has: \(available.joined(separator: ", "))"
-        case .missingChosenPartial(let name, let file, let line, let column, let available, let page):
-            return "\(file):\(line):\(column): no template '\(name).mustache' to include"
-                + (page.map { ", as the data of the page \($0) asks (its record's value)" } ?? "")
-                + "; the templates folder has: \(available.joined(separator: ", "))"
+                + (name.contains("/") ? " (templates in its subfolders are not read)" : "")
+        case .missingChosenPartial(let name, let value, let file, let line, let column, let available, let page):
+            return "\(file):\(line):\(column): no template '\(name).mustache' to include, which '\(value)' names"
+                + (page.map { " on the page \($0)" } ?? "") + "; the templates folder has: \(available.joined(separator: ", "))"
         case .unknownVariable(let name, let file, let line, let column):
             return "\(file):\(line):\(column): '\(name)' is not a field or a value this page has; check its spelling"
         case .valueNotOnPage(let name, let page, let values, let inside, let file, let line, let column):

@@ -430,6 +430,12 @@ final class TemplateSetTests: XCTestCase {
             XCTAssertEqual((error as? TemplateError)?.description, directory.appendingPathComponent("page.mustache").path
                 + ":2:1: no template 'pagenation.mustache' to include; the templates folder has: other, page")
         }
+        // A partial in a subfolder is not read, and the error says why it is not found.
+        try "{{> partials/nav }}".write(to: directory.appendingPathComponent("page.mustache"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try TemplateSet(directory: directory)) { error in
+            XCTAssertTrue((error as? TemplateError)?.description.hasSuffix("the templates folder has: other, page (templates in its subfolders are not read)") == true,
+                          "\(error)")
+        }
     }
 
     func testASyntaxErrorNamesTheTemplateFileAndLine() throws {

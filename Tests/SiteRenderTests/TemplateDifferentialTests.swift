@@ -63,7 +63,7 @@ final class TemplateDifferentialTests: XCTestCase {
                 XCTAssertEqual(strictOutput, strict.output, "\(replay)\n\(listing)")
             } catch {
                 strictFailures += 1
-                if case .missingChosenPartial(let name, _, _, _, let available, _) = error {
+                if case .missingChosenPartial(let name, _, _, _, _, let available, _) = error {
                     // Stricter by design: a dynamic partial (`{{>*which}}`) whose value names no template is an
                     // error at its tag, where swift-mustache prints nothing.
                     guard !available.contains(name) else { return XCTFail("\(replay): sitegen: \(error)\n\(listing)") }

@@ -239,6 +239,11 @@ final class TemplateEngineTests: XCTestCase {
         let mismatched = try XCTUnwrap(syntaxError("{{#a}}\n{{#b}}x{{/a}}{{/b}}"))
         XCTAssertEqual([mismatched.line, mismatched.column], [2, 8])
         XCTAssertEqual(mismatched.reason, "{{/a}} does not close the open section {{#b}} (line 2, column 1); expected {{/b}} first")
+        // The open tag quoted as the template has it, so that a search finds it: a block, a layout, an inverted section.
+        XCTAssertEqual(syntaxError("{{<base}}{{$content}}x{{/base}}")?.reason,
+                       "{{/base}} does not close the open section {{$content}} (line 1, column 10); expected {{/content}} first")
+        XCTAssertEqual(syntaxError("{{<base}}x")?.reason, "{{<base}} is never closed; expected {{/base}}")
+        XCTAssertEqual(syntaxError("{{^reversed(a)}}x")?.reason, "{{^reversed(a)}} is never closed; expected {{/reversed(a)}}")
         let stray = try XCTUnwrap(syntaxError("x\n{{/reversed(a)}}"))
         XCTAssertEqual([stray.line, stray.column, ], [2, 1])
         XCTAssertEqual(stray.reason, "{{/reversed(a)}} closes no open section")
@@ -372,9 +377,9 @@ final class TemplateEngineTests: XCTestCase {
                        "[card] <div class=\"card\">n</div>;[wide] <div class=\"wide\">n</div>;[] ;", "an empty value chooses no template")
         // A misspelt choice (`layout: pots`) printed nothing; it is an error at the tag, as a plain partial's is.
         XCTAssertThrowsError(try set.render("list", context: ["items": rows(["card", "crad"])], knownNames: [])) {
-            XCTAssertEqual("\($0)", "list.mustache:1:22: no template 'crad.mustache' to include; the templates folder has: card, list, wide")
+            XCTAssertEqual("\($0)", "list.mustache:1:22: no template 'crad.mustache' to include, which 'kind' names; the templates folder has: card, list, wide")
             XCTAssertEqual("\(($0 as? TemplateError)!.onPage("posts/b/index.html"))", "list.mustache:1:22: no template 'crad.mustache' to include, "
-                           + "as the data of the page /posts/b/ asks (its record's value); the templates folder has: card, list, wide")
+                           + "which 'kind' names on the page /posts/b/; the templates folder has: card, list, wide")
         }
     }
 
