@@ -25,6 +25,9 @@ final class RenderPlan: @unchecked Sendable {
     private var collisionNotes: [String] = []
     private var collidingPairs = Set<String>()
     private var addedFiles = 0
+    /// Why a page whose template fingerprint is now the key renders again, naming the files that changed
+    /// (`template changed: pager.mustache`); set before any page is planned.
+    var templateReasons: [Int64: String] = [:]
     /// Files planned that only send readers elsewhere (aliases): not pages of the sitemap.
     private var redirects = Set<String>()
     /// The last build's redirects: an address that turned from a page into one, or back, changes the sitemap
@@ -182,7 +185,7 @@ final class RenderPlan: @unchecked Sendable {
         }
         guard let old else { return "new page" }
         if old.settings != inputs.settings { return "settings changed (sitegen.yml or the menu)" }
-        if old.template != inputs.template { return "template changed" }
+        if old.template != inputs.template { return templateReasons[inputs.template] ?? "template changed" }
         if (old.data != inputs.data && old.content != inputs.content) || dirty { return explain() }
         return nil
     }

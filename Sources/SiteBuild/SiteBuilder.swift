@@ -154,6 +154,23 @@ public struct SiteBuilder {
         for name in templates.names {
             templateFingerprints[name] = Fingerprint.of(templates.sources(usedBy: name).flatMap { [$0.name, $0.text] })
         }
+        // Each template file's own fingerprint, kept for the next build: a page rendered for a template edit
+        // says which file it was (`--plan`), a partial's or a layout's, or one a dynamic partial may include.
+        let templateFiles = Dictionary(uniqueKeysWithValues: templates.names.map { name in
+            (name, Fingerprint.of(templates.sources(usedBy: name).filter { $0.name == name }.flatMap { [$0.name, $0.text] }))
+        })
+        let lastTemplateFiles = Self.templateFiles(from: try store.state("template-files"))
+        if let lastTemplateFiles {
+            let edited = Set(templateFiles.filter { lastTemplateFiles[$0.key] != $0.value }.keys), gone = Set(lastTemplateFiles.keys).subtracting(templateFiles.keys)
+            for name in templates.names {
+                let used = templates.sources(usedBy: name).map(\.name)
+                let dynamic = templates.usesChosenTemplates(name)
+                let changed = used.filter(edited.contains).map { "\($0).mustache" } + (dynamic ? gone.sorted().map { "\($0).mustache (deleted)" } : [])
+                guard !changed.isEmpty, let fingerprint = templateFingerprints[name] else { continue }
+                plan.templateReasons[fingerprint] = "template changed: " + changed.sorted().joined(separator: ", ")
+                    + (dynamic && changed != ["\(name).mustache"] ? " (\(name).mustache includes a template its data names, which may be any)" : "")
+            }
+        }
         var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue,
                                     plan: plan, changes: changes, relatedChanges: related, templateFingerprints: templateFingerprints)
         renderer.progress = onRenderProgress
@@ -222,6 +239,7 @@ public struct SiteBuilder {
             summary.warnings += strangers(in: writer)
         }
         try store.updatePageManifest(changed: changed, removed: removed)
+        try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
         if !leftHere.isEmpty { try store.forgetFiles(ofFolder: folder) }
         // The manifest names every file there now (in a dry run, the store's changes are taken back).
         if !options.dryRun { newFiles.clear() }
@@ -240,6 +258,17 @@ public struct SiteBuilder {
 }
 
 extension SiteBuilder {
+    /// The template files' fingerprints as the last build kept them (`name<TAB>fingerprint` lines).
+    static func templateFiles(from text: String?) -> [String: Int64]? {
+        guard let text else { return nil }
+        var files: [String: Int64] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "\t")
+            if parts.count == 2, let fingerprint = Int64(parts[1]) { files[String(parts[0])] = fingerprint }
+        }
+        return files
+    }
+
     /// A first build into a folder that has files it did not make (an `output/` kept while `.sitegen/`
     /// was not, as a CI cache may): the pages of records deleted since are among them, and no build
     /// will delete them, as it deletes only what a build made. Said once, with a few of them.

@@ -213,6 +213,12 @@ public struct TemplateSet: Sendable {
         }
     }
 
+    /// Whether the template `name`, or one it uses, includes a template its data names (`{{>*kind}}`), so
+    /// that a page rendered with it depends on every template.
+    public func usesChosenTemplates(_ name: String) -> Bool {
+        used(by: name).contains { $0.hasPrefix("*") }
+    }
+
     /// The template `name` and every partial and layout it uses, directly or through others.
     private func used(by name: String) -> Set<String> {
         var seen: Set<String> = [], pending = [name]

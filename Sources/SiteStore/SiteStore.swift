@@ -85,6 +85,16 @@ public final class SiteStore {
         }
     }
 
+    /// A value the builds keep between them under `name` (in `sitegen_state`); nil when none is kept.
+    public func state(_ name: String) throws -> String? {
+        try database.fetchValue("SELECT value FROM sitegen_state WHERE name = ?", [.text(name)])?.stringValue
+    }
+
+    /// Keeps `value` under `name` for the next build.
+    public func setState(_ name: String, _ value: String) throws {
+        try database.execute("INSERT OR REPLACE INTO sitegen_state (name, value) VALUES (?, ?)", [.text(name), .text(value)])
+    }
+
     /// Runs `body` in one transaction.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)

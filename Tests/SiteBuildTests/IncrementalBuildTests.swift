@@ -138,7 +138,7 @@ final class IncrementalBuildTests: XCTestCase {
         let summary = try SiteBuilder(root: site).build()
         // The news template lists the news and the news by topic; detail pages and the banks' listings use others.
         XCTAssertEqual(Set(summary.rendered.map(\.path)), Set(newsPages + topicPages))
-        XCTAssertTrue(summary.rendered.allSatisfy { $0.reason == "template changed" })
+        XCTAssertTrue(summary.rendered.allSatisfy { $0.reason == "template changed: news.mustache" }, "\(Set(summary.rendered.map(\.reason)))")
         try assertSameAsCleanBuild("after a template edit")
     }
 

@@ -1207,6 +1207,25 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(Set(try page("t/index.html").split(separator: ";").map(String.init)), Set(links), "the taxonomy's own addresses")
     }
 
+    /// `--plan` said "template changed" whatever changed: a page's own template, a partial, a layout, or a
+    /// template that a dynamic partial might include. The reason names the files.
+    func testARenderForATemplateEditNamesTheTemplateFiles() throws {
+        try write("Templates/list.mustache", "{{#items}}{{title}};{{/items}}{{>pager}}")
+        try write("Templates/pager.mustache", "[pages]")
+        try write("Templates/other.mustache", "other")
+        XCTAssertTrue(try build().succeeded)
+        try write("Templates/pager.mustache", "[pages!]")
+        XCTAssertEqual(try build().rendered.first { $0.path == "index.html" }?.reason, "template changed: pager.mustache")
+        try write("Templates/list.mustache", "{{#items}}{{title}};{{/items}}{{>pager}}{{>*site.title}}")
+        try write("Templates/Test.mustache", "!")
+        XCTAssertEqual(try build().rendered.first { $0.path == "index.html" }?.reason,
+                       "template changed: Test.mustache, list.mustache (list.mustache includes a template its data names, which may be any)")
+        try write("Templates/other.mustache", "other, edited")
+        let plan = try SiteBuilder(root: site).build(options: SiteBuilder.Options(dryRun: true))
+        XCTAssertEqual(plan.rendered.first { $0.path == "index.html" }?.reason,
+                       "template changed: other.mustache (list.mustache includes a template its data names, which may be any)")
+    }
+
     /// A site had nowhere for its own values (an author, a menu of links): `params:` is read by templates
     /// as `site.params`, typed as YAML types it, and a change renders every page again.
     func testParamsAreTheSitesOwnValuesForTemplatesAndAChangeRendersEveryPage() throws {
