@@ -49,6 +49,11 @@ final class OutputWriter: @unchecked Sendable {
     /// What was moved out of this build's way: where it was (relative), where it is now, and the files it
     /// held (relative). Deleted with the stale files, or put back when the build stops.
     private var setAside: [(path: String, aside: String, files: [String])] = []
+    /// Pages (full paths) whose place held something other than a file when written.
+    private var obstructed = Set<String>()
+    /// In a dry run, every file the plan has (relative): a file and a folder at one path are found from
+    /// these, as nothing is written to find them on the disk.
+    var plannedPaths: @Sendable () -> [String] = { [] }
     /// Held while something is moved aside, so two workers needing one folder move it once.
     private let setAsideLock = NSLock()
 
@@ -82,6 +87,8 @@ final class OutputWriter: @unchecked Sendable {
         // per page of a first build (a twentieth of the workers' time at 100,000 records) that finds nothing.
         var device: UInt64 = 0
         let existing = isInMadeFolder(path) ? .missing : Self.compare(fileAt: fullPath, with: data, device: &device)
+        // Something that is no file stands there (a folder of the last build's files): looked at again before publishing.
+        if existing == .other { lock.withLock { obstructed.insert(fullPath) } }
         if existing == .same {
             lock.withLock { unchangedCount += 1 }
             return
@@ -156,12 +163,29 @@ final class OutputWriter: @unchecked Sendable {
     /// the last builds that this one does not have (a page's folder that became a static file), and is an
     /// error naming a file sitegen did not make otherwise, before anything is published.
     private func clearTheWay() throws {
+        if dryRun {
+            // A planned file that is the folder of another: the file is left out, as a build would leave it.
+            let planned = plannedPaths()
+            let files = Set(planned.filter { !$0.hasSuffix("/index.html") && $0 != "index.html" })
+            var withdrawn = Set<String>()
+            for path in planned.sorted() {
+                var end = path.lastIndex(of: "/")
+                while let slash = end {
+                    let folder = String(path[..<slash])
+                    if files.contains(folder), withdrawn.insert(folder).inserted { onWithdraw(folder, path) }
+                    end = folder.lastIndex(of: "/")
+                }
+            }
+            return
+        }
         for (path, _, _) in lock.withLock({ setAside }) where claimedByThisBuild(path) {
             withdraw(path, folderOf: plannedFile(inFolder: path) ?? path)
         }
-        // A page (`…/index.html`) is never another file's folder: only the other files, a few of a build's
-        // hundred thousand, are looked at (a `stat` each).
-        for (_, fullPath, _) in lock.withLock({ staged }) where !fullPath.hasSuffix("/index.html") && Self.isFolder(fullPath) {
+        // A page (`…/index.html`) is another file's folder only if something other than a file stood where
+        // it was written: only those and the other files, a few of a build's hundred thousand, are looked at.
+        let obstructed = lock.withLock { self.obstructed }
+        for (_, fullPath, _) in lock.withLock({ staged })
+        where (!fullPath.hasSuffix("/index.html") || obstructed.contains(fullPath)) && Self.isFolder(fullPath) {
             let path = String(fullPath.dropFirst(rootPath.count + 1))
             if let child = plannedFile(inFolder: path) {
                 withdraw(path, folderOf: child)
@@ -178,10 +202,13 @@ final class OutputWriter: @unchecked Sendable {
         let dropped: [(file: String, path: String, isSpare: Bool)] = lock.withLock {
             let dropped = staged.filter { $0.path == fullPath }
             staged.removeAll { $0.path == fullPath }
-            paths[path] = nil
+            let compared = paths.removeValue(forKey: path) != nil
             if !dropped.isEmpty {
                 writtenCount -= 1
                 changedPaths.removeAll { $0 == path }
+            } else if compared {
+                // Its bytes were there already: it was counted unchanged.
+                unchangedCount -= 1
             }
             return dropped
         }

@@ -134,7 +134,8 @@ final class RenderPlan: @unchecked Sendable {
             if let slot = index[path] { seen[slot] = false } else { addedFiles -= 1 }
             let rendered = renderedUnits.count
             renderedUnits.removeAll { $0.path == path }
-            if renderedUnits.count == rendered { keptPages -= 1 }
+            // A file left out is one of a static file's, a bundle's or an alias's, each a page of one file.
+            if renderedUnits.count == rendered, index[path] != nil { keptPages = max(0, keptPages - 1) }
             collisionNotes.append("\(record.map(Self.describe) ?? path) would be published at /\(path), where this build has the folder "
                                   + "of /\(child); give one of them another path")
         }

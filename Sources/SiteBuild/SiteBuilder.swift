@@ -134,13 +134,14 @@ public struct SiteBuilder {
         let strangersPossible = plan.renderAllReason == "first build" && !options.dryRun
             && (try? FileManager.default.contentsOfDirectory(atPath: outputDirectory.path))?.contains { !$0.hasPrefix(".") } == true
         let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
+        writer.onWithdraw = { plan.withdraw($0, folderOf: $1) }
+        if options.dryRun { writer.plannedPaths = { plan.currentPaths() } }
         let newFiles = NewFileLog(path: storePath.deletingLastPathComponent().appendingPathComponent("new-files").path)
         if !options.dryRun {
             writer.newFiles = newFiles
             let madeHere = Set(leftHere).union(interrupted ? newFiles.files() : [])
             writer.madeByLastBuilds = { plan.previous($0) != nil || madeHere.contains($0) }
             writer.claimedByThisBuild = { plan.claimant(of: [$0]) != nil }
-            writer.onWithdraw = { plan.withdraw($0, folderOf: $1) }
             try? FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
             writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
                                        outputRoot: outputDirectory.path, capacity: max(64, previousCount / 10))
@@ -165,7 +166,8 @@ public struct SiteBuilder {
             for name in templates.names {
                 let used = templates.sources(usedBy: name).map(\.name)
                 let dynamic = templates.usesChosenTemplates(name)
-                let changed = used.filter(edited.contains).map { "\($0).mustache" } + (dynamic ? gone.sorted().map { "\($0).mustache (deleted)" } : [])
+                let changed = used.filter(edited.contains).map { "\($0).mustache" + (lastTemplateFiles[$0] == nil ? " (new)" : "") }
+                    + (dynamic ? gone.sorted().map { "\($0).mustache (deleted)" } : [])
                 guard !changed.isEmpty, let fingerprint = templateFingerprints[name] else { continue }
                 plan.templateReasons[fingerprint] = "template changed: " + changed.sorted().joined(separator: ", ")
                     + (dynamic && changed != ["\(name).mustache"] ? " (\(name).mustache includes a template its data names, which may be any)" : "")

@@ -670,10 +670,12 @@ public struct ListingConfig: Sendable {
     }
 }
 
-/// A value of `params:` in `sitegen.yml`, for templates: text as written, but for YAML 1.2's booleans and nulls.
+/// A value of `params:` in `sitegen.yml`, for templates: text as written, but for YAML 1.2's booleans and
+/// nulls and plain whole numbers.
 public indirect enum ParamValue: Sendable, Equatable {
     case text(String)
     case bool(Bool)
+    case integer(Int)
     case null
     case list([ParamValue])
     case mapping([String: ParamValue])
@@ -692,7 +694,16 @@ public indirect enum ParamValue: Sendable, Equatable {
             case "true", "True", "TRUE": self = .bool(true)
             case "false", "False", "FALSE": self = .bool(false)
             case "", "~", "null", "Null", "NULL": self = .null
-            default: self = .text(scalar.string)
+            default:
+                // A whole number written plainly (no leading zero, no sign but `-`) prints the same as a
+                // number, and sorts as one.
+                let digits = scalar.string.hasPrefix("-") ? scalar.string.dropFirst() : Substring(scalar.string)
+                if let number = Int(scalar.string), !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+                   digits == "0" || !digits.hasPrefix("0") {
+                    self = .integer(number)
+                } else {
+                    self = .text(scalar.string)
+                }
             }
         case .sequence(let sequence): self = .list(sequence.map(ParamValue.init))
         case .mapping(let mapping):
@@ -708,12 +719,17 @@ public indirect enum ParamValue: Sendable, Equatable {
         switch self {
         case .text(let text): text
         case .bool(let flag): flag
+        case .integer(let number): number
         case .null: NSNull()
         // A list of texts typed so, as a page's own lists are, so that `sorted` sorts it.
         case .list(let values):
-            values.allSatisfy { if case .text = $0 { true } else { false } }
-                ? values.map { if case .text(let text) = $0 { text } else { "" } } as [String]
-                : values.map(\.templateValue)
+            if values.allSatisfy({ if case .text = $0 { true } else { false } }) {
+                values.map { if case .text(let text) = $0 { text } else { "" } } as [String]
+            } else if values.allSatisfy({ if case .integer = $0 { true } else { false } }) {
+                values.map { if case .integer(let number) = $0 { number } else { 0 } } as [Int]
+            } else {
+                values.map(\.templateValue)
+            }
         case .mapping(let values): values.mapValues(\.templateValue) as [String: Any]
         }
     }

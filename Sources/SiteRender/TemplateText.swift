@@ -122,36 +122,16 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T"), bytes.last == UInt8(ascii: "Z") else { return text }
         func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month) else { return text }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let instant = days * 86_400 + hour * 3_600 + minute * 60 + second
-        let local = instant + zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant)))
-        // Floor division: a time before 1970 is on the day before, not the day after.
-        let (localYear, localMonth, localDay) = civilFromDays(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
+              let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month),
+              day >= 1, day <= daysIn(month: month, year: year) else { return text }
+        var utc = Calendar(identifier: .gregorian), local = utc
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        local.timeZone = zone
+        guard year >= 1, let instant = utc.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+        else { return text }
+        let parts = local.dateComponents([.year, .month, .day], from: instant)
+        guard let localYear = parts.year, let localMonth = parts.month, let localDay = parts.day else { return text }
         return String(format: "%04d-%02d-%02d", localYear, localMonth, localDay)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date `days` after 1970-01-01.
-    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// The days of `month` (1–12) in `year`, leap years' February 29 included.

@@ -1219,7 +1219,7 @@ final class LoadingTests: XCTestCase {
         try write("Templates/list.mustache", "{{#items}}{{title}};{{/items}}{{>pager}}{{>*site.title}}")
         try write("Templates/Test.mustache", "!")
         XCTAssertEqual(try build().rendered.first { $0.path == "index.html" }?.reason,
-                       "template changed: Test.mustache, list.mustache (list.mustache includes a template its data names, which may be any)")
+                       "template changed: Test.mustache (new), list.mustache (list.mustache includes a template its data names, which may be any)")
         try write("Templates/other.mustache", "other, edited")
         let plan = try SiteBuilder(root: site).build(options: SiteBuilder.Options(dryRun: true))
         XCTAssertEqual(plan.rendered.first { $0.path == "index.html" }?.reason,
@@ -1242,14 +1242,16 @@ final class LoadingTests: XCTestCase {
               noon: 12:30
               links: [{name: Code, url: "https://example.org/code"}, {name: Mail, url: "mailto:a@example.org"}]
               tags: [b, a, c]
+              counts: [3, 1, 10]
 
             """))
         try write("Templates/list.mustache", "{{#sorted(site.params.tags)}}{{.}}{{/sorted(site.params.tags)}} "
+                  + "{{#sorted(site.params.counts)}}{{.}},{{/sorted(site.params.counts)}} "
                   + "{{site.params.zip}} {{site.params.version}} {{site.params.country}} {{site.params.noon}}|"
                   + "{{site.params.author}} {{site.params.since}}{{#site.params.comments}} comments{{/site.params.comments}}:"
                   + "{{#site.params.links}}<a href=\"{{url}}\">{{name}}</a>{{/site.params.links}}")
         XCTAssertTrue(try build().succeeded)
-        XCTAssertEqual(try page("index.html"), "abc 02134 1.10 NO 12:30|"
+        XCTAssertEqual(try page("index.html"), "abc 1,3,10, 02134 1.10 NO 12:30|"
                        + "Ann Example 2019:<a href=\"https://example.org/code\">Code</a><a href=\"mailto:a@example.org\">Mail</a>",
                        "values print as written, not as YAML 1.1 types them")
         try write("sitegen.yml", try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
@@ -1337,14 +1339,28 @@ final class LoadingTests: XCTestCase {
         XCTAssertTrue(try build().succeeded)
         XCTAssertEqual(output("about"), "about, a file\n")
         try write("sitegen.yml", config + "\n  about: {from: banks, sort: [cert], path: /about/}\n")
-        let clash = try build()
         let expected = ["sitegen.yml: static file static/about would be published at /about, where this build has the folder of /about/index.html; give one of them another path"]
+        let dryRun = try SiteBuilder(root: site).build(options: SiteBuilder.Options(dryRun: true))
+        XCTAssertEqual(dryRun.problems.map(\.description), expected, "--plan says what the build will")
+        let clash = try build()
         XCTAssertEqual(clash.problems.map(\.description), expected)
         XCTAssertEqual(output("about/index.html"), "1;2;")
         try assertSameAsCleanBuild()
         let again = try build()
         XCTAssertEqual(again.problems.map(\.description), expected, "a kept page's folder too")
         XCTAssertEqual(again.rendered.map(\.path), [])
+        try assertSameAsCleanBuild()
+
+        // The last build's static folder where a new page goes (`stats/index.html/`) is moved aside.
+        try fm.removeItem(at: site.appendingPathComponent("static/about"))
+        try fm.createDirectory(at: site.appendingPathComponent("static/stats/index.html"), withIntermediateDirectories: true)
+        try write("static/stats/index.html/x.txt", "x\n")
+        XCTAssertTrue(try build().succeeded)
+        try fm.removeItem(at: site.appendingPathComponent("static/stats"))
+        try write("sitegen.yml", config + "\n  stats: {from: banks, sort: [cert], path: /stats/}\n")
+        let moved = try build()
+        XCTAssertTrue(moved.succeeded, "\(moved.problems)")
+        XCTAssertEqual(output("stats/index.html"), "1;2;")
         try assertSameAsCleanBuild()
     }
 

@@ -285,6 +285,7 @@ final class TemplateSetTests: XCTestCase {
         XCTAssertEqual(TemplateText("2023-12-31T23:30:00Z", site: TemplateText.Site(baseURL: "/", allowsRawHTML: false)).helper("year"),
                        "2023", "no zone: UTC, as stored")
         XCTAssertEqual(TemplateText("2024-01-01", site: newYork).helper("date"), "1 January 2024", "a date has no zone")
+        XCTAssertEqual(TemplateText("2024-02-30T10:00:00Z", site: newYork).helper("date"), "2024-02-30T10:00:00Z", "no such day: as written")
         XCTAssertEqual(TemplateText.groupedNumber("-00501"), "-00501")
         XCTAssertEqual(TemplateText.groupedNumber("0.25"), "0.25")
         XCTAssertEqual(html, "20 February 2024|November 2023|2024|185,500,000|-1,234.5|\(excerpt.replacingOccurrences(of: "…", with: "…"))|"
