@@ -303,9 +303,13 @@ final class OutputWriter: @unchecked Sendable {
         return String(path[..<slash]) + name[name.index(after: name.startIndex)..<range.lowerBound]
     }
 
+    /// Whether this process runs as root, whom folders' permissions do not bind.
+    private static let runsAsRoot = geteuid() == 0
+
     /// Whether this process may make and rename files in the folder of the file at `path`.
     private static func isWritableFolder(of path: String) -> Bool {
-        guard let slash = path.lastIndex(of: "/") else { return true }
+        // Root writes anywhere permissions are concerned: no path lookup per page then.
+        guard !runsAsRoot, let slash = path.lastIndex(of: "/") else { return true }
         return access(String(path[..<slash]), W_OK) == 0
     }
 
