@@ -23,7 +23,16 @@ struct OutputFileHandler: HTTPHandler {
         case .file(let url, let name):
             // Read whole: the build replaces files by renaming, so this is the old file or the new one, never half.
             if let contents = try? Data(contentsOf: url) {
-                response = fileResponse(contents, contentType: ContentType.of(fileNamed: name), status: .ok)
+                let contentType = ContentType.of(fileNamed: name)
+                // A video or audio file is played from ranges (Safari asks for nothing else).
+                if let range = request.headers[.range], let part = Self.part(of: Self.served(contents, contentType: contentType), range: range) {
+                    response = HTTPResponse(statusCode: part.status, headers: HTTPHeaders([
+                        .contentType: contentType, .cacheControl: "no-store", .contentRange: part.contentRange, .acceptRanges: "bytes",
+                    ]), body: part.bytes)
+                } else {
+                    response = fileResponse(contents, contentType: contentType, status: .ok)
+                    response.headers[.acceptRanges] = "bytes"
+                }
             } else {
                 response = notFoundResponse(resolver)
             }
@@ -39,6 +48,33 @@ struct OutputFileHandler: HTTPHandler {
         return response
     }
 
+    /// The part of `body` a `Range` header asks for (`bytes=0-99`, `bytes=100-`, `bytes=-500`): 206 with it, or
+    /// 416 when it starts past the end; nil, for the whole body, when the header asks for several ranges or is
+    /// not one that can be read, as RFC 9110 lets a server answer.
+    static func part(of body: Data, range header: String) -> (status: HTTPStatusCode, contentRange: String, bytes: Data)? {
+        let size = body.count
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
+        var start: Int, end: Int
+        if first.isEmpty {
+            // The last `n` bytes.
+            guard let count = Int(last), count > 0 else { return nil }
+            start = max(0, size - count)
+            end = size - 1
+        } else {
+            guard let from = Int(first), from >= 0 else { return nil }
+            start = from
+            if last.isEmpty { end = size - 1 } else {
+                guard let to = Int(last), to >= from else { return nil }
+                end = min(to, size - 1)
+            }
+        }
+        guard start < size else { return (.rangeNotSatisfiable, "bytes */\(size)", Data()) }
+        return (.partialContent, "bytes \(start)-\(end)/\(size)", body.subdata(in: start..<(end + 1)))
+    }
+
     private func notFoundResponse(_ resolver: OutputPathResolver) -> HTTPResponse {
         if let page = resolver.notFoundPage(), let contents = try? Data(contentsOf: page) {
             return fileResponse(contents, contentType: ContentType.of(fileNamed: "404.html"), status: .notFound)
@@ -47,8 +83,13 @@ struct OutputFileHandler: HTTPHandler {
                             body: Data("404 Not Found\n".utf8))
     }
 
+    /// The bytes sent for a file: an HTML page with the live-reload script.
+    private static func served(_ contents: Data, contentType: String) -> Data {
+        contentType.hasPrefix("text/html") ? LiveReload.inject(into: contents) : contents
+    }
+
     private func fileResponse(_ contents: Data, contentType: String, status: HTTPStatusCode) -> HTTPResponse {
-        let body = contentType.hasPrefix("text/html") ? LiveReload.inject(into: contents) : contents
+        let body = Self.served(contents, contentType: contentType)
         // A development server: the browser must ask again after every build, never show a cached page.
         return HTTPResponse(statusCode: status, headers: HTTPHeaders([.contentType: contentType, .cacheControl: "no-store"]), body: body)
     }

@@ -62,8 +62,9 @@ final class RawHTTPConnection {
     }
 
     /// Sends a request with `target` written as is, and reads its response.
-    func request(_ target: String, method: String = "GET", keepAlive: Bool = true) throws -> Response {
-        try send(Array("\(method) \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n".utf8))
+    func request(_ target: String, method: String = "GET", keepAlive: Bool = true, headers: [String: String] = [:]) throws -> Response {
+        let extra = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+        try send(Array("\(method) \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\(extra)\r\n".utf8))
         return try readResponse(hasBody: method != "HEAD")
     }
 

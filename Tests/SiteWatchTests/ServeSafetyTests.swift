@@ -92,6 +92,27 @@ final class ServeSafetyTests: XCTestCase {
         XCTAssertEqual(head.headers["content-length"], String(home.body.count))
     }
 
+    /// A video in `static/` did not play in Safari, which asks for ranges only: the server sent the whole file.
+    func testARangeOfAFileIsServedAsAsked() throws {
+        func get(_ range: String) throws -> RawHTTPConnection.Response {
+            try RawHTTPConnection(port: port).request("/style.css", keepAlive: false, headers: ["Range": range])
+        }
+        let whole = "body { color: black }\n"
+        XCTAssertEqual(try self.get("/style.css").headers["accept-ranges"], "bytes")
+        let first = try get("bytes=0-3")
+        XCTAssertEqual(first.status, 206)
+        XCTAssertEqual(first.text, "body")
+        XCTAssertEqual(first.headers["content-range"], "bytes 0-3/\(whole.utf8.count)")
+        XCTAssertEqual(try get("bytes=5-").text, String(whole.dropFirst(5)))
+        XCTAssertEqual(try get("bytes=-8").text, "black }\n")
+        XCTAssertEqual(try get("bytes=0-9999").text, whole, "an end past the file is the file's end")
+        let past = try get("bytes=500-")
+        XCTAssertEqual(past.status, 416)
+        XCTAssertEqual(past.headers["content-range"], "bytes */\(whole.utf8.count)")
+        XCTAssertEqual(try get("bytes=0-1,4-5").status, 200, "several ranges: the whole file")
+        XCTAssertEqual(try get("lines=1-2").text, whole)
+    }
+
     func testASiteWithABasePathIsServedUnderItAsItIsPublished() throws {
         let blog = try SiteServer(SiteServer.Configuration(outputDirectory: folder.appendingPathComponent("output"), port: 0, basePath: "/blog/"))
         let port = try startBlocking(blog).port
