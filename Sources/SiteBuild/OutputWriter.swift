@@ -245,8 +245,9 @@ final class OutputWriter: @unchecked Sendable {
     }
 
     /// Moves the file or folder at `path` (relative), which stands where this build needs a folder (for
-    /// the file `neededFor`) or a file, out of the way, if the last builds made it and this build does not
-    /// write into it; otherwise throws an error naming what is in the way. Called under `setAsideLock`.
+    /// the file `neededFor`) or a file, out of the way, if the last builds made all of it; otherwise throws
+    /// an error naming what is in the way. A folder holds no file of this build by then (`clearTheWay()`
+    /// looks first). Called under `setAsideLock`.
     private func moveAside(_ path: String, neededFor file: String?) throws {
         let fullPath = rootPath + "/" + path
         let needed = file.map { "\($0) needs a folder here" } ?? "the file \(path) goes here"
@@ -259,11 +260,8 @@ final class OutputWriter: @unchecked Sendable {
             while let name = walker?.nextObject() as? String {
                 let child = path + "/" + name
                 if (walker?.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { continue }
-                // A page's file waiting for its place counts as the page; a killed writer's goes with the folder.
-                let page = Self.pageOfTemporary(child)
-                if lock.withLock({ paths[page ?? child] != nil }) || claimedByThisBuild(page ?? child) {
-                    throw blocked("this build also has \(page ?? child) in this folder; give one of them another path")
-                }
+                // A killed writer's temporary file goes with the folder (the caller has found none of this
+                // build's files here: `plannedFile(inFolder:)`).
                 if Self.isTemporary(name: (child as NSString).lastPathComponent) { continue }
                 guard madeByLastBuilds(child) else {
                     throw blocked("this folder holds \(child), which sitegen did not make (move or delete it)")

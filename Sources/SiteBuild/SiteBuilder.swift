@@ -151,20 +151,17 @@ public struct SiteBuilder {
         let queue = RenderQueue(templates: templates, knownNames: config.templateNames, recordNames: config.recordFieldNames,
                                 site: config.templateSite, writer: writer,
                                 storePath: options.dryRun ? nil : storePath.path)
-        var templateFingerprints: [String: Int64] = [:]
-        for name in templates.names {
-            templateFingerprints[name] = Fingerprint.of(templates.sources(usedBy: name).flatMap { [$0.name, $0.text] })
-        }
+        let sourcesUsed = Dictionary(uniqueKeysWithValues: templates.names.map { ($0, templates.sources(usedBy: $0)) })
+        let templateFingerprints = sourcesUsed.mapValues { Fingerprint.of($0.flatMap { [$0.name, $0.text] }) }
         // Each template file's own fingerprint, kept for the next build: a page rendered for a template edit
         // says which file it was (`--plan`), a partial's or a layout's, or one a dynamic partial may include.
-        let templateFiles = Dictionary(uniqueKeysWithValues: templates.names.map { name in
-            (name, Fingerprint.of(templates.sources(usedBy: name).filter { $0.name == name }.flatMap { [$0.name, $0.text] }))
-        })
+        var templateFiles: [String: Int64] = [:]
+        for source in sourcesUsed.values.joined() { templateFiles[source.name] = Fingerprint.of([source.name, source.text]) }
         let lastTemplateFiles = Self.templateFiles(from: try store.state("template-files"))
         if let lastTemplateFiles {
             let edited = Set(templateFiles.filter { lastTemplateFiles[$0.key] != $0.value }.keys), gone = Set(lastTemplateFiles.keys).subtracting(templateFiles.keys)
             for name in templates.names {
-                let used = templates.sources(usedBy: name).map(\.name)
+                let used = sourcesUsed[name, default: []].map(\.name)
                 let dynamic = templates.usesChosenTemplates(name)
                 let changed = used.filter(edited.contains).map { "\($0).mustache" + (lastTemplateFiles[$0] == nil ? " (new)" : "") }
                     + (dynamic ? gone.sorted().map { "\($0).mustache (deleted)" } : [])

@@ -24,12 +24,19 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         public let allowsRawHTML: Bool
         /// The zone the date helpers show a `datetime` in (`timeZone:`); UTC, as stored, when nil.
         public let timeZone: TimeZone?
+        /// A Gregorian calendar in `timeZone`, made once: the date helpers of every row of every page use it.
+        let calendar: Calendar?
 
         /// Describes the site.
         public init(baseURL: String, allowsRawHTML: Bool, timeZone: TimeZone? = nil) {
             self.baseURL = baseURL
             self.allowsRawHTML = allowsRawHTML
             self.timeZone = timeZone
+            calendar = timeZone.map { zone in
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = zone
+                return calendar
+            }
         }
 
         /// A path on the site's host (`/sub/banks/1/`) as a full URL; as it is when `baseURL` has no host.
@@ -76,7 +83,7 @@ public struct TemplateText: CustomStringConvertible, Sendable {
     /// leaves a path as it is and `markdown` withholds raw HTML.
     static func helper(_ name: String, _ text: String, site: Site?) -> String? {
         switch name {
-        case "date", "month", "year": return calendarText(site?.timeZone.map { localDay(of: text, in: $0) } ?? text, style: name)
+        case "date", "month", "year": return calendarText(site?.calendar.map { localDay(of: text, in: $0) } ?? text, style: name)
         case "number": return groupedNumber(text)
         case "excerpt": return excerpt(text, limit: 160)
         case "markdown": return MarkdownRenderer(allowsRawHTML: site?.allowsRawHTML ?? false).html(text)
@@ -117,22 +124,26 @@ public struct TemplateText: CustomStringConvertible, Sendable {
     /// The day a UTC datetime as stored (`2024-01-01T00:30:00Z`, fractions allowed) falls on in `zone`, as
     /// `YYYY-MM-DD`: a post dated half past midnight in Paris is dated that day, not the one before. Other
     /// text, dates without a time among it, as it is.
-    static func localDay(of text: String, in zone: TimeZone) -> String {
+    static func localDay(of text: String, in local: Calendar) -> String {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T"), bytes.last == UInt8(ascii: "Z") else { return text }
         func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
               let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month),
               day >= 1, day <= daysIn(month: month, year: year) else { return text }
-        var utc = Calendar(identifier: .gregorian), local = utc
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        local.timeZone = zone
-        guard year >= 1, let instant = utc.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+        guard year >= 1, let instant = utcCalendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
         else { return text }
         let parts = local.dateComponents([.year, .month, .day], from: instant)
         guard let localYear = parts.year, let localMonth = parts.month, let localDay = parts.day else { return text }
         return String(format: "%04d-%02d-%02d", localYear, localMonth, localDay)
     }
+
+    /// The calendar datetimes are stored in.
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
 
     /// The days of `month` (1–12) in `year`, leap years' February 29 included.
     private static func daysIn(month: Int, year: Int) -> Int {
