@@ -9,9 +9,10 @@ struct Sitegen: ParsableCommand {
         discussion: """
             A site is a folder with a sitegen.yml, its sources under content/ and its Mustache templates under \
             Templates/. `sitegen build` loads the sources into .sitegen/store.sqlite and writes the pages to output/; \
-            `sitegen watch` rebuilds on every change, and `sitegen serve` also serves output/ with live reload.
+            `sitegen watch` rebuilds on every change, and `sitegen serve` also serves output/ with live reload. \
+            `sitegen new <folder>` makes a new site to start from.
             """,
         version: "0.1.0",
-        subcommands: [BuildCommand.self, WatchCommand.self, ServeCommand.self, ParseCommand.self, SourcesCommand.self]
+        subcommands: [NewCommand.self, BuildCommand.self, WatchCommand.self, ServeCommand.self, ParseCommand.self, SourcesCommand.self]
     )
 }

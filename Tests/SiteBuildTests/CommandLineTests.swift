@@ -359,6 +359,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(said.hasPrefix("waiting for another sitegen building this site to finish\n"), said)
     }
 
+    func testNewMakesASiteThatBuildsAndNeverWritesOverOne() throws {
+        let folder = try temporaryFolder()
+        let made = try run(["new", "blog"], in: folder)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertTrue(made.stdout.hasPrefix("Made a new site in blog: sitegen.yml, .gitignore, content/posts/welcome.md"), made.stdout)
+        let built = try run(["build", "--site", "blog"], in: folder)
+        XCTAssertEqual(built.status, 0, built.stderr)
+        XCTAssertTrue(built.stdout.hasPrefix("pages: 10 rendered"), built.stdout)
+        let config = try Data(contentsOf: folder.appendingPathComponent("blog/sitegen.yml"))
+        let again = try run(["new", "blog"], in: folder)
+        XCTAssertEqual(again.status, 1)
+        XCTAssertEqual(again.stderr, "error: \(folder.appendingPathComponent("blog").path) already has sitegen.yml, content/, Templates/; "
+                       + "`sitegen new` makes a site only in a new folder or one without these\n")
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("blog/sitegen.yml")), config)
+        // A folder without a site says how to make one.
+        let empty = try run(["build"], in: folder)
+        XCTAssertTrue(empty.stderr.contains("`sitegen new <folder>` makes a new site"), empty.stderr)
+    }
+
     func testHelpDescribesTheBuildCommand() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable.path), "sitegen was not built at \(executable.path)")
         let result = try run(["build", "--help"], in: try temporaryFolder())

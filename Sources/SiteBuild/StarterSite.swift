@@ -1,0 +1,331 @@
+import Foundation
+
+/// A new site as `sitegen new` writes it: a blog of Markdown posts with tags, a page, feeds and a theme of
+/// its own, which builds as it is and shows where everything goes.
+///
+/// ```swift
+/// let written = try StarterSite.write(into: URL(fileURLWithPath: "mysite"))
+/// // ["sitegen.yml", ".gitignore", "content/posts/welcome.md", …, "Templates/404.mustache"]
+/// ```
+public enum StarterSite {
+    /// Why a new site was not written.
+    public enum Failure: Error, CustomStringConvertible, Equatable {
+        /// The folder already holds a site's files (`names`): a new site would mix with, or overwrite, them.
+        case occupied(folder: String, names: [String])
+        /// Something that is not a folder stands at the folder's path.
+        case notAFolder(String)
+
+        public var description: String {
+            switch self {
+            case let .occupied(folder, names):
+                let listed = names.map { $0 == "sitegen.yml" ? $0 : $0 + "/" }.joined(separator: ", ")
+                return "\(folder) already has \(listed); `sitegen new` makes a site only in a new folder or one without these"
+            case let .notAFolder(path):
+                return "\(path) is a file, not a folder"
+            }
+        }
+    }
+
+    /// The files of a new site, by path relative to its folder.
+    public static let files: [StarterFile] = [
+        StarterFile(path: "sitegen.yml", text: #"""
+# A site made by `sitegen new`: posts in content/posts/, pages in content/pages/, the theme in Templates/.
+# sitegen's README.md describes every setting.
+title: My Site
+# Where the site will be published: feeds, the sitemap and canonical links start with it.
+baseURL: https://example.org/
+
+collections:
+  posts:
+    kind: markdown
+    sources: content/posts/*.md
+    fields:
+      date: datetime
+      description: text
+      tags: list
+    detail:
+      path: /posts/{key}/      # a post's file name, without .md
+      body: body
+  pages:
+    kind: markdown
+    sources: content/pages/*.md
+    fields:
+      description: text
+    detail:
+      path: /{key}/
+      template: page
+      body: body
+
+listings:
+  home:
+    from: posts
+    sort: -date
+    pageSize: 10
+    path: /
+    title: Posts
+    feeds: [atom, rss]
+  tags:
+    from: posts
+    taxonomy: tags
+    sort: -date
+    pageSize: 10
+    path: /tags/{section}/
+    title: Tags
+
+"""#),
+        StarterFile(path: ".gitignore", text: #"""
+output/
+.sitegen/
+
+"""#),
+        StarterFile(path: "content/posts/welcome.md", text: #"""
+---
+title: Welcome
+date: 2026-01-02T09:00:00Z
+description: The first post of a new sitegen site.
+tags: [news, sitegen]
+---
+This site was made by `sitegen new`. Each Markdown file in `content/posts/` is a post: its front
+matter (between the `---` lines) gives its title, date, description and tags, and the rest is its
+text, in [GitHub Flavored Markdown](https://github.github.com/gfm/).
+
+## What to do next
+
+- Set `title` and `baseURL` in `sitegen.yml`.
+- Write a post: copy this file, change its name and front matter.
+- Run `sitegen serve` and open <http://127.0.0.1:8000/>: pages are built again, and reloaded in the
+  browser, every time a file is saved.
+- Change the look in `Templates/` (Mustache).
+
+"""#),
+        StarterFile(path: "content/posts/tables-and-code.md", text: #"""
+---
+title: Tables, code and footnotes
+date: 2026-01-09T18:30:00Z
+description: What a post's Markdown can hold.
+tags: [sitegen]
+---
+A table:
+
+| Format | Read as |
+|---|---|
+| Markdown | one record a file, with YAML front matter |
+| CSV, JSON, NDJSON | one record a row |
+| RSS, Atom, JSON Feed | one record an item |
+
+Some code:
+
+```swift
+print("Hello from sitegen")
+```
+
+A footnote.[^1]
+
+[^1]: Footnotes are numbered and linked back.
+
+"""#),
+        StarterFile(path: "content/pages/about.md", text: #"""
+---
+title: About
+description: What this site is about.
+---
+A page of its own, at `/about/`, linked from the menu. Every Markdown file in `content/pages/` is such
+a page.
+
+"""#),
+        StarterFile(path: "Templates/base.mustache", text: #"""
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{$title}}{{pageTitle}}{{/title}} · {{site.title}}</title>
+{{#pageURL}}<link rel="canonical" href="{{absolute(pageURL)}}">
+{{/pageURL}}{{$head}}{{/head}}{{#feeds}}<link rel="alternate" type="{{type}}" title="{{listing.title}} ({{format}})" href="{{url}}">
+{{/feeds}}
+<style>
+body{font:17px/1.6 system-ui,sans-serif;max-width:42rem;margin:0 auto;padding:0 1rem;color:#1d2330}
+header{display:flex;flex-wrap:wrap;align-items:baseline;gap:1rem;border-bottom:2px solid #1d2330;padding:.75rem 0}
+header .brand{font-weight:700;font-size:1.25rem;color:inherit;text-decoration:none}
+nav a{margin-right:.75rem}
+a{color:#0b5cad}
+.meta{color:#5b6270;font-size:.9rem}
+.posts{list-style:none;padding:0}
+.posts li{margin:1.25rem 0}
+.posts h2{font-size:1.2rem;margin:0}
+.posts p{margin:.25rem 0}
+pre{overflow-x:auto;background:#f3f4f6;padding:.75rem;border-radius:4px}
+table{border-collapse:collapse}
+th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #d7dbe2}
+.sections{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1.5rem}
+.sections .count{color:#5b6270;font-size:.875rem}
+.pagination{display:flex;flex-wrap:wrap;gap:.35rem;margin:1.5rem 0}
+.pagination a,.pagination span{padding:.15rem .5rem;border:1px solid #d7dbe2;border-radius:4px;text-decoration:none}
+.pagination .current{background:#1d2330;color:#fff}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.neighbours{display:flex;justify-content:space-between;gap:1rem;margin:2rem 0;border-top:1px solid #d7dbe2;padding-top:1rem}
+footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
+</style>
+</head>
+<body>
+<header>
+<a class="brand" href="{{site.basePath}}">{{site.title}}</a>
+<nav aria-label="Site">{{#nav}}<a href="{{url}}"{{#current}} aria-current="page"{{/current}}>{{title}}</a>{{/nav}}</nav>
+</header>
+<main>
+{{$content}}{{/content}}
+</main>
+<footer>{{site.title}} · built with sitegen</footer>
+</body>
+</html>
+
+"""#),
+        StarterFile(path: "Templates/list.mustache", text: #"""
+{{<base}}
+{{$content}}
+{{#section}}<p class="meta"><a href="{{index}}">{{listing.title}}</a> › {{title}}</p>
+<h1>{{title}}</h1>{{/section}}
+{{^section}}<h1>{{listing.title}}</h1>{{/section}}
+{{#empty}}<p>No posts yet.</p>{{/empty}}
+<ul class="posts">
+{{#items}}
+<li>
+<h2><a href="{{url}}">{{title}}</a></h2>
+<p class="meta">{{#date}}<time datetime="{{date}}">{{date(date)}}</time>{{/date}}</p>
+{{#description}}<p>{{description}}</p>{{/description}}
+</li>
+{{/items}}
+</ul>
+{{>pagination}}
+{{/content}}
+{{/base}}
+
+"""#),
+        StarterFile(path: "Templates/detail.mustache", text: #"""
+{{<base}}
+{{$head}}{{#record}}{{#description}}<meta name="description" content="{{description}}">
+{{/description}}{{/record}}{{/head}}
+{{$content}}
+<article>
+<h1>{{title}}</h1>
+{{#record}}
+<p class="meta">{{#date}}<time datetime="{{date}}">{{date(date)}}</time>{{/date}}</p>
+{{^empty(tags)}}<p class="meta tags">Tags: {{#tags}}<a href="{{site.basePath}}tags/{{slug(.)}}/">{{.}}</a> {{/tags}}</p>{{/empty(tags)}}
+{{/record}}
+{{{body}}}
+</article>
+<nav class="neighbours" aria-label="Neighbouring posts">
+<span>{{#prev}}<a rel="prev" href="{{url}}"><span aria-hidden="true">←</span> {{title}}</a>{{/prev}}</span>
+<span>{{#next}}<a rel="next" href="{{url}}">{{title}} <span aria-hidden="true">→</span></a>{{/next}}</span>
+</nav>
+{{/content}}
+{{/base}}
+
+"""#),
+        StarterFile(path: "Templates/page.mustache", text: #"""
+{{<base}}
+{{$head}}{{#record}}{{#description}}<meta name="description" content="{{description}}">
+{{/description}}{{/record}}{{/head}}
+{{$content}}
+<article>
+<h1>{{title}}</h1>
+{{{body}}}
+</article>
+{{/content}}
+{{/base}}
+
+"""#),
+        StarterFile(path: "Templates/pagination.mustache", text: #"""
+{{#pagination.multiple}}
+<nav class="pagination" aria-label="Pages">
+{{#pagination.prev}}<a rel="prev" href="{{.}}"><span aria-hidden="true">←</span> Newer</a>{{/pagination.prev}}
+{{#pagination.pages}}{{#gap}}<span class="gap">…</span>{{/gap}}{{^gap}}{{#current}}<span class="current" aria-current="page"><span class="visually-hidden">Page </span>{{number}}</span>{{/current}}{{^current}}<a href="{{url}}" aria-label="Page {{number}}">{{number}}</a>{{/current}}{{/gap}}
+{{/pagination.pages}}
+{{#pagination.next}}<a rel="next" href="{{.}}">Older <span aria-hidden="true">→</span></a>{{/pagination.next}}
+</nav>
+{{/pagination.multiple}}
+
+"""#),
+        StarterFile(path: "Templates/sections.mustache", text: #"""
+{{<base}}
+{{$content}}
+<h1>{{listing.title}}</h1>
+<ul class="sections">
+{{#groups}}{{#sections}}<li><a href="{{url}}">{{title}}</a> <span class="count">{{count}}</span></li>
+{{/sections}}{{/groups}}
+</ul>
+{{/content}}
+{{/base}}
+
+"""#),
+        StarterFile(path: "Templates/404.mustache", text: #"""
+{{<base}}
+{{$content}}
+<h1>Page not found</h1>
+<p>Nothing is published at this address. It may have moved when the records were updated.</p>
+<p><a href="{{site.basePath}}">Go to the home page</a>{{^empty(nav)}} or pick a listing above{{/empty(nav)}}.</p>
+{{/content}}
+{{/base}}
+
+"""#),
+    ]
+
+    /// The names at a site's root that `write(into:)` will not write over (a `.gitignore` that is there is
+    /// kept instead: it is the user's, and likely lists more).
+    static let reserved = ["sitegen.yml", "content", "Templates"]
+
+    /// Writes the new site into `folder` (made if missing) and returns the paths written. Nothing is written
+    /// when the folder holds a site's files already; a write that fails takes back what this one made.
+    @discardableResult
+    public static func write(into folder: URL) throws -> [String] {
+        try write(files, into: folder)
+    }
+
+    /// Writes `files` as `write(into:)` writes the new site's.
+    static func write(_ files: [StarterFile], into folder: URL) throws -> [String] {
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        if manager.fileExists(atPath: folder.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw Failure.notAFolder(folder.path)
+        }
+        let occupied = reserved.filter { manager.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        guard occupied.isEmpty else { throw Failure.occupied(folder: folder.path, names: occupied) }
+        // What this call made, folders included, so that a failure (a full disk) leaves the folder as it was.
+        var made: [URL] = []
+        do {
+            var written: [String] = []
+            for file in files {
+                let url = folder.appendingPathComponent(file.path)
+                if file.path == ".gitignore" && manager.fileExists(atPath: url.path) { continue }
+                made += try makeFolders(url.deletingLastPathComponent())
+                try Data(file.text.utf8).write(to: url, options: .atomic)
+                made.append(url)
+                written.append(file.path)
+            }
+            return written
+        } catch {
+            for url in made.reversed() { try? manager.removeItem(at: url) }
+            throw error
+        }
+    }
+
+    /// Makes `folder` and the folders it is in that are missing; returns those it made, outermost first.
+    private static func makeFolders(_ folder: URL) throws -> [URL] {
+        var missing: [URL] = []
+        var current = folder.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: current.path) {
+            missing.insert(current, at: 0)
+            current = current.deletingLastPathComponent()
+        }
+        for url in missing { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false) }
+        return missing
+    }
+}
+
+/// One file of the new site `StarterSite` writes.
+public struct StarterFile: Sendable {
+    /// Its path in the site's folder.
+    public let path: String
+    /// Its text.
+    public let text: String
+}
