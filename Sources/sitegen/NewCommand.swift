@@ -34,10 +34,8 @@ struct NewCommand: ParsableCommand {
         if !written.contains(".gitignore") {
             print("Kept the .gitignore there: add output/ and .sitegen/ to it, which builds make.")
         }
-        print("""
-            Next:
-              cd \(folder)
-              sitegen serve    # builds the site into output/, serves it at http://127.0.0.1:8000/ and rebuilds as you save
-            """)
+        let here = url.standardizedFileURL.path == URL(fileURLWithPath: ".").standardizedFileURL.path
+        print("Next:\n" + (here ? "" : "  cd \(folder)\n")
+              + "  sitegen serve    # builds the site into output/, serves it at http://127.0.0.1:8000/ and rebuilds as you save")
     }
 }
