@@ -141,7 +141,8 @@ a page.
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{$title}}{{pageTitle}}{{/title}} · {{site.title}}</title>
 {{#pageURL}}<link rel="canonical" href="{{absolute(pageURL)}}">
-{{/pageURL}}{{$head}}{{/head}}{{#feeds}}<link rel="alternate" type="{{type}}" title="{{listing.title}} ({{format}})" href="{{url}}">
+{{/pageURL}}{{#record}}{{#description}}<meta name="description" content="{{description}}">
+{{/description}}{{/record}}{{$head}}{{/head}}{{#feeds}}<link rel="alternate" type="{{type}}" title="{{listing.title}} ({{format}})" href="{{url}}">
 {{/feeds}}
 <style>
 body{font:17px/1.6 system-ui,sans-serif;max-width:42rem;margin:0 auto;padding:0 1rem;color:#1d2330}
@@ -203,8 +204,6 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 """#),
         StarterFile(path: "Templates/detail.mustache", text: #"""
 {{<base}}
-{{$head}}{{#record}}{{#description}}<meta name="description" content="{{description}}">
-{{/description}}{{/record}}{{/head}}
 {{$content}}
 <article>
 <h1>{{title}}</h1>
@@ -224,8 +223,6 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 """#),
         StarterFile(path: "Templates/page.mustache", text: #"""
 {{<base}}
-{{$head}}{{#record}}{{#description}}<meta name="description" content="{{description}}">
-{{/description}}{{/record}}{{/head}}
 {{$content}}
 <article>
 <h1>{{title}}</h1>
