@@ -81,6 +81,11 @@ final class OutputWriter: @unchecked Sendable {
 
     /// Writes `data`, whose hash the manifest records, to `path` unless the file already holds exactly it.
     private func write(_ data: Data, hash: Int64, to path: String) throws {
+        // A C path ends at a NUL: `index.html\0/x` would be written over `index.html`. Whatever let one through,
+        // the file is not written.
+        guard !path.utf8.contains(0) else {
+            throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "a page's path holds a NUL character: \(path.debugDescription)"])
+        }
         lock.withLock { paths[path] = hash }
         let fullPath = rootPath + "/" + path
         // In a folder this build made (or below one), a page is new: looking for the file is a system call

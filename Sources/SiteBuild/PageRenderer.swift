@@ -711,7 +711,17 @@ struct PageRenderer {
             }.sorted { ($0.1, $0.0.key) < ($1.1, $1.0.key) }
             for (target, alias) in items {
                 guard let file = Self.aliasFile(alias) else {
-                    problems.append(SourceError(file: target.source, reason: "alias '\(alias)' is not a path on the site, such as /2024/01/hello.html or /old/hello/"))
+                    let shown = alias.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+                    problems.append(SourceError(file: target.source, reason: "alias '\(shown)' is not a path on the site, such as /2024/01/hello.html or /old/hello/"))
+                    continue
+                }
+                if RenderPlan.isSiteFile(file) {
+                    problems.append(SourceError(file: target.source, reason: "alias '\(alias)' would replace the site's own /\(file)"))
+                    continue
+                }
+                if let long = file.split(separator: "/").first(where: { $0.utf8.count > Self.longestName }) {
+                    problems.append(SourceError(file: target.source, reason:
+                        "alias '\(alias)' has a name of \(long.utf8.count) bytes, longer than the \(Self.longestName) a file system takes"))
                     continue
                 }
                 let inputs = PageInputs(settings: config.settingsFingerprint, template: 0, data: Fingerprint.of(["alias", target.url]))
@@ -727,12 +737,17 @@ struct PageRenderer {
     /// file itself for `/2024/01/hello.html`; nil for what is no path on the site (`..`, a query, a web address).
     static func aliasFile(_ alias: String) -> String? {
         let parts = alias.split(separator: "/")
+        // A control character (NUL above all: a C path ends there, so `/index.html\0/` would be the home page).
         guard !parts.isEmpty, !alias.contains("://"), !alias.contains(where: { "?#\\".contains($0) || $0.isNewline }),
+              !alias.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
               !parts.contains(where: { $0 == "." || $0 == ".." || $0.hasPrefix(".") }) else { return nil }
         let path = parts.joined(separator: "/")
         let last = parts.last!.lowercased()
         return !alias.hasSuffix("/") && (last.hasSuffix(".html") || last.hasSuffix(".htm")) ? path : path + "/index.html"
     }
+
+    /// The longest file or folder name, in bytes, that Linux's and macOS's file systems take.
+    static let longestName = 255
 
     /// A page that sends browsers and search engines to `url`, as Hugo writes an alias.
     static func redirectPage(to url: String) -> String {

@@ -1477,6 +1477,46 @@ final class LoadingTests: XCTestCase {
     }
 
 
+    /// An alias from someone else's record took over any page: `/index.html<NUL>/` was cut at the NUL and
+    /// written over the home page (status 0); `/404.html` replaced the 404 page; a name too long for the file
+    /// system stopped the whole build at the output file. Each is an error at the record's file, and the
+    /// pages stay.
+    func testAnAliasCannotReplaceAPageOrTheSitesOwnFiles() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: site.appendingPathComponent("posts"), withIntermediateDirectories: true)
+        try write("sitegen.yml", """
+            title: Test
+            baseURL: https://example.org/
+            collections:
+              posts: {kind: markdown, sources: "posts/*.md", fields: {aliases: list}, detail: {path: "/posts/{key}/"}}
+            listings:
+              home: {from: posts, sort: [key], path: /}
+            """)
+        try "{{{body}}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        try write("Templates/404.mustache", "not here")
+        try write("posts/a.md", "---\ntitle: A\n---\nA\n")
+        XCTAssertTrue(try build().succeeded)
+        func output(_ path: String) -> String? {
+            fm.contents(atPath: site.appendingPathComponent("output/" + path).path).map { String(decoding: $0, as: UTF8.self) }
+        }
+        let long = String(repeating: "a", count: 300)
+        try write("posts/b.md", "---\ntitle: B\naliases: [\"/index.html\\u0000/\", \"/sitemap.xml\\u0000/\", /404.html, /\(long)/, /fine/]\n---\nB\n")
+        let summary = try build()
+        XCTAssertEqual(summary.problems.map(\.description).sorted(), [
+            "posts/b.md: alias '/404.html' would replace the site's own /404.html",
+            "posts/b.md: alias '/\(long)/' has a name of 300 bytes, longer than the 255 a file system takes",
+            "posts/b.md: alias '/index.html\\u{0}/' is not a path on the site, such as /2024/01/hello.html or /old/hello/",
+            "posts/b.md: alias '/sitemap.xml\\u{0}/' is not a path on the site, such as /2024/01/hello.html or /old/hello/",
+        ])
+        XCTAssertEqual(output("index.html"), "A;B;")
+        XCTAssertTrue(try XCTUnwrap(output("sitemap.xml")).hasPrefix("<?xml"))
+        XCTAssertEqual(output("404.html"), "not here")
+        XCTAssertNil(output(long + "/index.html"))
+        XCTAssertTrue(try XCTUnwrap(output("fine/index.html")).contains("url=https://example.org/posts/b/"), "the record's good alias is published")
+        XCTAssertFalse(fm.fileExists(atPath: site.appendingPathComponent("output/index.html\u{0}").path))
+    }
+
+
     /// A post written as a Hugo page bundle (`posts/hello/index.md` beside `cat.png`) showed a broken image:
     /// the files beside it are now published in its page's folder.
     func testTheFilesOfAPageBundleArePublishedBesideItsPage() throws {
