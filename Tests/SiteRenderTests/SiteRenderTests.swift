@@ -94,6 +94,15 @@ final class MarkdownRendererTests: XCTestCase {
     /// a heading's) and into the document before rendering (raw HTML allowed, or the tags do not match).
     /// Where raw HTML is withheld, the first must work and give the second's bytes, whatever the headings
     /// hold, where they are, and whatever raw HTML the page tries to slip in.
+    /// A line of 100,000 list markers nests as many blocks: looking for headings among them took a call
+    /// per level and overflowed the stack (the build died with SIGSEGV, naming no file).
+    func testHeadingsAreFoundUnderBlocksNestedDeeperThanAStackCouldRecurse() {
+        let html = MarkdownRenderer().html(String(repeating: "- ", count: 100_000) + "# Deep\n\n## After\n")
+        XCTAssertTrue(html.contains(#"<h1 id="deep">Deep</h1>"#))
+        XCTAssertTrue(html.hasSuffix("<h2 id=\"after\">After</h2>\n"), String(html.suffix(80)))
+        XCTAssertEqual(html.components(separatedBy: "<ul>").count - 1, 100_000)
+    }
+
     func testAnASCIIHeadingsAnchorIsWhatUnicodesRulesMakeOfIt() {
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SeededGenerator(seed: seed)
