@@ -35,6 +35,15 @@ public final class LiveReload: @unchecked Sendable {
         for continuation in continuations.1 { continuation.yield(event) }
     }
 
+    /// Sends a comment to every open stream. A page that was left keeps its connection open until something is
+    /// written to it; without this, each page view held a file descriptor until the next build that wrote files,
+    /// and at the process's limit (1,024 by default) the server stopped accepting connections.
+    public func ping() {
+        let continuations = lock.withLock { Array(listeners.values) }
+        let comment = Array(": ping\n\n".utf8)
+        for continuation in continuations { continuation.yield(comment) }
+    }
+
     /// Ends every open stream, as the server stops.
     public func finishAll() {
         let continuations = lock.withLock {

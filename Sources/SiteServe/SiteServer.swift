@@ -26,14 +26,17 @@ public final class SiteServer: @unchecked Sendable {
         public var port: UInt16
         /// The path the site is served under: `baseURL`'s (`/blog/` for `https://example.org/blog/`), as it is published.
         public var basePath: String
+        /// How often open event streams are sent a comment, which finds the connections of pages that were left.
+        public var heartbeat: Duration
 
         /// Serves `outputDirectory` on `host`:`port`, by default 127.0.0.1:8000, under `basePath`.
         public init(outputDirectory: URL, host: String = SiteServer.defaultHost, port: UInt16 = SiteServer.defaultPort,
-                    basePath: String = "/") {
+                    basePath: String = "/", heartbeat: Duration = .seconds(15)) {
             self.outputDirectory = outputDirectory
             self.host = host
             self.port = port
             self.basePath = basePath
+            self.heartbeat = heartbeat
         }
     }
 
@@ -55,17 +58,23 @@ public final class SiteServer: @unchecked Sendable {
     public let configuration: Configuration
     /// The hub that tells open pages to reload.
     public let liveReload = LiveReload()
+    /// Told when the server stopped listening after it had started (out of file descriptors, say), and that it
+    /// listens again; set it before `start()`.
+    public var onTrouble: (@Sendable (String) -> Void)?
     private let served: BasePath
-    private let http: HTTPServer
+    private let handler: OutputFileHandler
     private let lock = NSLock()
+    private var http: HTTPServer
     private var runTask: Task<Void, Never>?
+    private var heartbeatTask: Task<Void, Never>?
     private var runFailure: (any Error)?
+    private var stopping = false
 
     /// Prepares a server; throws when `configuration.host` is not an address.
     public init(_ configuration: Configuration) throws {
         self.configuration = configuration
         served = BasePath(OutputPathResolver(root: configuration.outputDirectory, basePath: configuration.basePath).basePath)
-        let handler = OutputFileHandler(root: configuration.outputDirectory, basePath: served, liveReload: liveReload)
+        handler = OutputFileHandler(root: configuration.outputDirectory, basePath: served, liveReload: liveReload)
         http = HTTPServer(address: try Self.socketAddress(host: configuration.host, port: configuration.port),
                           timeout: 15, logger: .disabled, handler: handler)
     }
@@ -77,31 +86,79 @@ public final class SiteServer: @unchecked Sendable {
     }
 
     /// Binds the address and starts answering; returns where it listens, or throws when it cannot listen there.
+    /// A server that stops listening later (its accept fails) says so through `onTrouble` and listens again on
+    /// the same port a second later.
     public func start() async throws -> ListeningAddress {
-        let http = self.http
+        let first = lock.withLock { http }
         let wanted = "\(configuration.host):\(configuration.port)"
         let task = Task {
-            do {
-                try await http.run()
-            } catch {
-                lock.withLock { runFailure = error }
+            var server = first
+            while true {
+                do {
+                    try await server.run()
+                } catch {
+                    lock.withLock { runFailure = error }
+                }
+                // Stopped, or never listening (start() reports that): done.
+                guard let bound = lock.withLock({ stopping ? nil : boundPort }) else { return }
+                let reason = lock.withLock { runFailure.map(Self.reason) } ?? "the listening socket closed"
+                onTrouble?("the server stopped listening (\(reason)); listening again on port \(bound) in a second")
+                try? await Task.sleep(for: .seconds(1))
+                guard !Task.isCancelled, let address = try? Self.socketAddress(host: configuration.host, port: bound) else { return }
+                server = HTTPServer(address: address, timeout: 15, logger: .disabled, handler: handler)
+                lock.withLock { http = server }
             }
         }
         lock.withLock { runTask = task }
         // run() never returns while it serves, and fails early when it cannot bind: wait for either.
         let deadline = ContinuousClock.now + .seconds(10)
-        while await !http.isListening {
+        while await !first.isListening {
             if let failure = lock.withLock({ runFailure }) {
                 throw ServeError.cannotListen(address: wanted, reason: Self.reason(failure))
             }
             guard ContinuousClock.now < deadline else { throw ServeError.cannotListen(address: wanted, reason: "timed out") }
             try await Task.sleep(for: .milliseconds(10))
         }
-        switch await http.listeningAddress {
-        case .ip4(let host, let port)?: return ListeningAddress(host: host, port: port)
-        case .ip6(let host, let port)?: return ListeningAddress(host: host, port: port)
+        let address: ListeningAddress
+        switch await first.listeningAddress {
+        case .ip4(let host, let port)?: address = ListeningAddress(host: host, port: port)
+        case .ip6(let host, let port)?: address = ListeningAddress(host: host, port: port)
         default: throw ServeError.cannotListen(address: wanted, reason: "the socket has no address")
         }
+        let heartbeat = configuration.heartbeat, liveReload = self.liveReload
+        lock.withLock {
+            boundPort = address.port
+            heartbeatTask = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeat)
+                    liveReload.ping()
+                }
+            }
+        }
+        return address
+    }
+
+    /// Closes the listening socket as a failing accept does, without stopping the server (for tests of
+    /// `onTrouble`).
+    func dropListener() async {
+        await lock.withLock { http }.stop(timeout: 0)
+    }
+
+    /// The port the server listened on once started (the one picked when 0 was asked for).
+    private var boundPort: UInt16?
+
+    /// Raises this process's soft limit of open files to its hard limit, as Go's servers do: each open page
+    /// holds a connection, and Debian's default soft limit is 1,024. Returns the limit now in force.
+    @discardableResult
+    public static func raiseOpenFileLimit() -> UInt64 {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max == rlim_t.max ? 1 << 20 : limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return UInt64(raised.rlim_cur) }
+        }
+        return UInt64(limit.rlim_cur)
     }
 
     private static func reason(_ error: any Error) -> String {
@@ -113,6 +170,11 @@ public final class SiteServer: @unchecked Sendable {
 
     /// Ends every event stream and closes the server, giving requests under way 0.2 s to finish.
     public func stop() async {
+        let http = lock.withLock {
+            stopping = true
+            heartbeatTask?.cancel()
+            return self.http
+        }
         liveReload.finishAll()
         await http.stop(timeout: 0.2)
         lock.withLock { runTask }?.cancel()

@@ -42,9 +42,11 @@ struct ServeCommand: ParsableCommand {
         // the address is printed once that build is done, so the first page opened finds the site there.
         let server: SiteServer
         let address: SiteServer.ListeningAddress
+        SiteServer.raiseOpenFileLimit()
         do {
             server = try SiteServer(SiteServer.Configuration(outputDirectory: builder.outputDirectory, host: host, port: port,
                                                              basePath: basePath(of: builder) ?? "/"))
+            server.onTrouble = { message in printError("error: \(message)") }
             address = try waitFor { try await server.start() }
         } catch let error as ServeError {
             printError("error: \(error)")

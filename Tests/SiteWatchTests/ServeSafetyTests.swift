@@ -1,5 +1,5 @@
 import Foundation
-import SiteServe
+@testable import SiteServe
 import XCTest
 
 /// The development server over a prepared output folder: what it serves, and that nothing outside the folder leaks.
@@ -42,6 +42,62 @@ final class ServeSafetyTests: XCTestCase {
 
     private func get(_ target: String, method: String = "GET") throws -> RawHTTPConnection.Response {
         try RawHTTPConnection(port: port).request(target, method: method, keepAlive: false)
+    }
+
+    /// A page that was left kept its event stream's connection open until the next build that wrote files;
+    /// at 1,024 open files the server stopped for good, with nothing said. Streams get a comment each
+    /// heartbeat, which finds the closed ones.
+    func testTheEventStreamsOfPagesThatWereLeftAreClosed() throws {
+        let output = folder.appendingPathComponent("output")
+        let beating = try SiteServer(SiteServer.Configuration(outputDirectory: output, port: 0, heartbeat: .milliseconds(100)))
+        let port = try startBlocking(beating).port
+        defer { stopBlocking(beating) }
+        for _ in 0..<40 {
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send(Array("GET /_sitegen/live HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+            XCTAssertTrue(connection.read(until: "retry: 1000"))
+        }
+        // The connections above are closed (deinit); the server finds out at its next writes.
+        let deadline = Date().addingTimeInterval(5)
+        while beating.liveReload.listenerCount > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertEqual(beating.liveReload.listenerCount, 0)
+        // A stream still open hears the comments, and stays.
+        let open = try RawHTTPConnection(port: port)
+        try open.send(Array("GET /_sitegen/live HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        XCTAssertTrue(open.read(until: ": ping"))
+        XCTAssertEqual(beating.liveReload.listenerCount, 1)
+    }
+
+    /// When the listening socket went (an accept failed), the process went on building with nothing served.
+    func testAServerThatStopsListeningSaysSoAndListensAgain() throws {
+        let troubles = Troubles()
+        server.onTrouble = { troubles.add($0) }
+        let dropped = DispatchSemaphore(value: 0)
+        Task { [server] in
+            await server!.dropListener()
+            dropped.signal()
+        }
+        dropped.wait()
+        let deadline = Date().addingTimeInterval(10)
+        var answer: RawHTTPConnection.Response?
+        while answer == nil && Date() < deadline {
+            answer = try? get("/style.css")
+            if answer == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        XCTAssertEqual(answer?.status, 200)
+        XCTAssertEqual(troubles.all.count, 1)
+        XCTAssertTrue(troubles.all.first?.hasSuffix("listening again on port \(port) in a second") == true, "\(troubles.all)")
+    }
+
+    /// Debian's default soft limit of 1,024 open files is a thousand open pages: serve raises it to the hard limit.
+    func testServeRaisesTheOpenFileLimitToTheHardLimit() {
+        var before = rlimit()
+        XCTAssertEqual(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &before), 0)
+        let raised = SiteServer.raiseOpenFileLimit()
+        var after = rlimit()
+        XCTAssertEqual(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &after), 0)
+        XCTAssertEqual(UInt64(after.rlim_cur), raised)
+        XCTAssertEqual(after.rlim_cur, before.rlim_max == rlim_t.max ? 1 << 20 : before.rlim_max)
     }
 
     func testPathsThatReachOutsideTheOutputFolderAreNotFound() throws {
@@ -165,4 +221,12 @@ final class ServeSafetyTests: XCTestCase {
         XCTAssertTrue(SiteServer.isAddress("::1") && SiteServer.isAddress("0.0.0.0") && SiteServer.isAddress("localhost"))
         XCTAssertFalse(SiteServer.isAddress("example.org"))
     }
+}
+
+/// Messages a server's `onTrouble` gave, from whichever thread.
+private final class Troubles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+    func add(_ message: String) { lock.withLock { messages.append(message) } }
+    var all: [String] { lock.withLock { messages } }
 }
