@@ -765,6 +765,10 @@ struct PageRenderer {
     /// files (pages, drafts), hidden ones, a collection's sources (a CSV beside it) or another bundle's.
     func renderBundleResources(root: URL) throws -> [SourceError] {
         var warnings: [SourceError] = []
+        let siteRoot = realpath(root.path, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? root.standardizedFileURL.path
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
             let presenter = RecordPresenter(collection: collection, config: config)
             // The bundles' ids from the index on `_source` alone, then their rows: scanning the table for
@@ -779,7 +783,7 @@ struct PageRenderer {
                     .deletingLastPathComponent().standardizedFileURL
                 let sourceFolder = (source as NSString).deletingLastPathComponent
                 var found: [(path: String, url: URL)] = []
-                try collectFiles(in: folder, relative: "", label: sourceFolder, into: &found, warnings: &warnings) { name, url, isFolder in
+                try collectFiles(in: folder, relative: "", label: sourceFolder, into: &found, warnings: &warnings, within: siteRoot) { name, url, isFolder in
                     guard !name.hasPrefix(".") else { return false }
                     if isFolder {
                         let inner = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
@@ -802,8 +806,12 @@ struct PageRenderer {
     /// The files under `folder` (`relative` to the folder published, which `label` names in warnings) whose
     /// names, and whose folders' names, `keep` accepts, following links; a link that leads to nothing is a warning.
     private func collectFiles(in folder: URL, relative: String, label: String, into found: inout [(path: String, url: URL)],
-                              warnings: inout [SourceError], depth: Int = 0, keep: (String, URL, Bool) -> Bool) throws {
-        guard depth < 40 else { return }
+                              warnings: inout [SourceError], within confinement: String? = nil, ancestors: Set<FolderIdentity>? = nil,
+                              keep: (String, URL, Bool) -> Bool) throws {
+        // The folders above this one, by device and inode: a link to one of them (`a -> .`) would publish the
+        // folder again inside itself, and two such links without end.
+        var ancestors = ancestors ?? []
+        if ancestors.isEmpty, let identity = FolderIdentity(of: folder.path) { ancestors.insert(identity) }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
@@ -821,7 +829,7 @@ struct PageRenderer {
             throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder.path,
                                                           NSLocalizedDescriptionKey: "cannot be listed: \(error.localizedDescription)"])
         }
-        for name in names.sorted() {
+        for name in names.sorted() where !EditorScratch.isScratch(name) {
             let url = folder.appendingPathComponent(name)
             let path = relative.isEmpty ? name : relative + "/" + name
             var isFolder: ObjCBool = false
@@ -830,12 +838,31 @@ struct PageRenderer {
                 continue
             }
             guard keep(name, url, isFolder.boolValue) else { continue }
+            // A page bundle is someone's content: a link in it may not publish what is outside the site
+            // (`notes.txt -> /etc/passwd`, a key file).
+            if let confinement, let target = Self.linkTarget(url), target != confinement, !target.hasPrefix(confinement + "/") {
+                warnings.append(SourceError(file: label + "/" + path, reason: "is a link to \(target), outside the site; left out"))
+                continue
+            }
             if isFolder.boolValue {
-                try collectFiles(in: url, relative: path, label: label, into: &found, warnings: &warnings, depth: depth + 1, keep: keep)
+                guard let identity = FolderIdentity(of: url.path), !ancestors.contains(identity) else {
+                    warnings.append(SourceError(file: label + "/" + path, reason: "is a link to a folder it is in; left out"))
+                    continue
+                }
+                try collectFiles(in: url, relative: path, label: label, into: &found, warnings: &warnings, within: confinement,
+                                 ancestors: ancestors.union([identity]), keep: keep)
             } else {
                 found.append((path, url))
             }
         }
+    }
+
+    /// Where the link at `url` leads in the end, resolved whole; nil when `url` is no link.
+    private static func linkTarget(_ url: URL) -> String? {
+        var status = stat()
+        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(url.path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Writes the files every site has besides its pages: `404.html` (when the templates have a `404`),
@@ -1149,4 +1176,18 @@ extension PageKind {
                                                                 "prev", "next"])
     /// `404.html`.
     static let notFound = PageKind(name: "the 404 page", values: ["site", "nav", "pageTitle"])
+}
+
+/// A folder as the file system knows it (device and inode), whatever path or link led to it.
+struct FolderIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The folder at `path` (links followed); nil when nothing is there.
+    init?(of path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
 }

@@ -1556,6 +1556,52 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(removed.deletedPaths, ["posts/hello/cat.png"])
     }
 
+    /// A hostile-input review: a link in a page bundle published any file of the machine (`notes.txt ->
+    /// /etc/passwd`); `static/a -> .` published 41 nested copies, and two such links never finished; editors'
+    /// backups (`site.css~`, Emacs's `#site.css#` of unsaved text, Vim's `4913`) were published by a build
+    /// though a watch ignored them, so the output depended on what was open in an editor.
+    func testLinksOutOfTheSiteLoopsAndEditorsScratchFilesAreNotPublished() throws {
+        let fm = FileManager.default
+        let outside = site.deletingLastPathComponent().appendingPathComponent("outside-\(UUID().uuidString)")
+        try fm.createDirectory(at: outside, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: outside) }
+        try "secret".write(to: outside.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
+        for folder in ["posts/hello", "static/css", "shared"] {
+            try fm.createDirectory(at: site.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try write("sitegen.yml", """
+            title: Test
+            collections:
+              posts: {kind: markdown, sources: "posts/**/*.md", detail: {path: "/posts/{key}/"}}
+            listings:
+              home: {from: posts, sort: [key], path: /}
+            """)
+        try "{{{body}}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
+        try write(["posts/hello/index.md": "---\ntitle: Hello\n---\nHi\n", "posts/hello/cat.png": "cat", "posts/hello/cat.png~": "old cat",
+                   "shared/logo.svg": "<svg/>", "static/css/site.css": "body{}", "static/css/site.css~": "old",
+                   "static/css/#site.css#": "unsaved", "static/css/4913": "", "static/robots.txt~": "old"])
+        XCTAssertEqual(symlink(outside.appendingPathComponent("key.txt").path, site.appendingPathComponent("posts/hello/notes.txt").path), 0)
+        XCTAssertEqual(symlink(outside.path, site.appendingPathComponent("posts/hello/out").path), 0)
+        XCTAssertEqual(symlink("../../shared/logo.svg", site.appendingPathComponent("posts/hello/logo.svg").path), 0)
+        XCTAssertEqual(symlink(".", site.appendingPathComponent("static/css/a").path), 0)
+        XCTAssertEqual(symlink("..", site.appendingPathComponent("static/css/b").path), 0)
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        XCTAssertEqual(summary.warnings.map(\.description).sorted(), [
+            "posts/hello/notes.txt: is a link to \(outside.resolvingSymlinksInPath().path)/key.txt, outside the site; left out",
+            "posts/hello/out: is a link to \(outside.resolvingSymlinksInPath().path), outside the site; left out",
+            "static/css/a: is a link to a folder it is in; left out",
+            "static/css/b: is a link to a folder it is in; left out",
+        ])
+        var published: [String] = []
+        let output = site.appendingPathComponent("output")
+        for case let url as URL in fm.enumerator(at: output, includingPropertiesForKeys: nil)! where !url.hasDirectoryPath {
+            published.append(String(url.standardizedFileURL.path.dropFirst(output.standardizedFileURL.path.count + 1)))
+        }
+        XCTAssertEqual(published.filter { $0.hasPrefix("posts/") || $0.hasPrefix("css/") }.sorted(),
+                       ["css/site.css", "posts/hello/cat.png", "posts/hello/index.html", "posts/hello/logo.svg"])
+    }
+
     func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, tags: list}")
