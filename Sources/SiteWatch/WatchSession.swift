@@ -25,6 +25,11 @@ public final class WatchSession: @unchecked Sendable {
     /// Every path changed since the last build whose load was committed, or nil when that is not known
     /// (no such build yet, events lost, `sitegen.yml` changed): then the next build looks at every source.
     private var changedSinceLoad: Set<String>?
+    private let buildingLock = NSLock()
+    private var building = false
+
+    /// Whether a build is under way now (a stop request then waits for it); safe from any thread.
+    public var isBuilding: Bool { buildingLock.withLock { building } }
 
     /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
     /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
@@ -50,7 +55,9 @@ public final class WatchSession: @unchecked Sendable {
         // Backup and lock files do not start a build, but a source pattern may match them.
         let quiet = watcher.takeQuietChanges()
         changedSinceLoad?.formUnion(quiet)
+        buildingLock.withLock { building = true }
         var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad)
+        buildingLock.withLock { building = false }
         // A build that did not load leaves the store as it was: its changes are still to be loaded.
         if rebuilt.loaded { changedSinceLoad = [] }
         rebuilt.warnings += watchWarnings

@@ -64,7 +64,15 @@ struct SiteOptions: ParsableArguments {
 /// Ends a watch: the first signal lets the build under way finish; a second one, during a long build, exits at once
 /// (a build cut short is finished by the next one, so nothing is lost).
 func stopWatching(_ session: WatchSession) {
-    if stopRequests.increment() > 1 { _exit(0) }
+    if stopRequests.increment() > 1 {
+        // The build's pages are in temporary files beside their places and the store's change is not committed:
+        // the next build finishes the job, as after a build that was killed.
+        printError("\nstopped during a build: the next build finishes what it left")
+        _exit(130)
+    }
+    if session.isBuilding {
+        printError("\nstopping once the build under way is done (Ctrl-C again to stop now)")
+    }
     session.stop()
 }
 

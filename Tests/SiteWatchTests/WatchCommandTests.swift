@@ -41,6 +41,31 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertFalse(watch.stderr.contains("error:"), watch.stderr)
     }
 
+    /// Ctrl-C during a long build printed only `^C`, and the build went on in silence; a second one stopped the
+    /// process with status 0 and a half-published build. The first is now acknowledged, the second exits 130
+    /// and says the next build finishes the job, which it does.
+    func testCtrlCDuringABuildSaysWhatItWaitsForAndASecondStopsWithAFailure() throws {
+        let site = try ExampleSite.copy(for: self)
+        var rows = "cert,name,city,state,acquirer,closing_date,fund,notes\n"
+        for n in 100_000..<120_000 { rows += "\(n),Bank \(n),Town,CA,,2020-01-01,1,\n" }
+        try rows.write(to: site.appendingPathComponent("content/records/many.csv"), atomically: true, encoding: .utf8)
+        let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(watch.process.processIdentifier, SIGINT)
+        XCTAssertTrue(watch.waitFor("stopping once the build under way is done (Ctrl-C again to stop now)", inStandardError: true, timeout: 10),
+                      watch.stdout + watch.stderr)
+        XCTAssertEqual(watch.stop(with: SIGINT), 130, watch.stderr)
+        XCTAssertTrue(watch.stderr.contains("stopped during a build: the next build finishes what it left"), watch.stderr)
+        let build = Process()
+        build.executableURL = RunningSitegen.executable
+        build.arguments = ["build", "--site", site.path]
+        build.standardOutput = FileHandle.nullDevice
+        try build.run()
+        build.waitUntilExit()
+        XCTAssertEqual(build.terminationStatus, 0)
+        XCTAssertTrue(site.appendingPathComponent("output/banks/119999/index.html").text.contains("Bank 119999"))
+    }
+
     /// A site is free to keep its sources out of `content/`: the watch follows where `sitegen.yml` reads them
     /// from, and where it reads them from after an edit.
     func testSourcesOutsideContentAreWatchedWhereverSitegenYmlSaysTheyAre() throws {
