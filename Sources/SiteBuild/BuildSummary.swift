@@ -52,6 +52,9 @@ public struct BuildSummary: Sendable {
     public var rowsInserted = 0, rowsUpdated = 0, rowsDeleted = 0
     /// Seconds spent in each stage, in order.
     public var stageSeconds: [(stage: String, seconds: Double)] = []
+    /// What marks the last change any build made to the output (a new value each time one writes or deletes
+    /// files); nil before the first.
+    public var publication: String?
     /// Problems that failed a source or a page: the build's exit status is non-zero when there is any.
     public var problems: [SourceError] = []
     /// Problems that did not stop anything.

@@ -240,6 +240,12 @@ public struct SiteBuilder {
         try store.updatePageManifest(changed: changed, removed: removed)
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
         if !leftHere.isEmpty { try store.forgetFiles(ofFolder: folder) }
+        // A mark of the output's last change, whichever process made it: a `serve` whose own build finds
+        // nothing to do (a `build` in another terminal got there first) still reloads its open pages.
+        if !options.dryRun && (writer.written > 0 || !summary.deletedPaths.isEmpty) {
+            try store.setState("published", UUID().uuidString)
+        }
+        summary.publication = try store.state("published")
         // The manifest names every file there now (in a dry run, the store's changes are taken back).
         if !options.dryRun { newFiles.clear() }
         writer.spares?.trim()

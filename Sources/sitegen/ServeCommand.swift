@@ -38,6 +38,9 @@ struct ServeCommand: ParsableCommand {
         let builder = site.builder()
         let session = try WatchSession(builder: builder)
         _ = try TerminationSignals { _ in stopWatching(session) }
+        if session.anotherWatchesTheSite {
+            printError("warning: another sitegen watch or serve is already watching this site: each change will be built by both")
+        }
         // The port is taken first, so that one in use is said at once rather than after a long first build;
         // the address is printed once that build is done, so the first page opened finds the site there.
         let server: SiteServer
@@ -54,6 +57,7 @@ struct ServeCommand: ParsableCommand {
         }
         let first = session.buildOnce()
         printReport(first)
+        var publication = first.summary?.publication
         printLine("serving \(address.url)\(server.basePath.dropFirst()) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
         printLine("watching \(session.watchedNames) for changes")
         try session.watch { report in
@@ -63,7 +67,11 @@ struct ServeCommand: ParsableCommand {
                 server.basePath = path
                 printLine("serving \(address.url)\(server.basePath.dropFirst()) (baseURL changed)")
             }
-            if report.wroteFiles { server.liveReload.reload() }
+            // Another process (a `build` in another terminal, a second `serve`) may have written the change
+            // this build then found done: the output changed all the same.
+            let changedElsewhere = report.summary.map { $0.publication != nil && $0.publication != publication } ?? false
+            if report.wroteFiles || changedElsewhere { server.liveReload.reload() }
+            if let summary = report.summary { publication = summary.publication }
         }
         try waitFor { await server.stop() }
     }

@@ -25,6 +25,9 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         let session = try WatchSession(builder: site.builder())
         _ = try TerminationSignals { _ in stopWatching(session) }
+        if session.anotherWatchesTheSite {
+            printError("warning: another sitegen watch or serve is already watching this site: each change will be built by both")
+        }
         try session.run { report in
             printReport(report)
             if report.changedPaths.isEmpty {

@@ -35,6 +35,39 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
     }
 
+    /// A change that a `build` in another terminal published first left serve's own build nothing to do: it
+    /// wrote no file and sent no reload, so open pages went stale. A second watcher on the site was not said.
+    func testAChangeAnotherProcessPublishedStillReloadsOpenPages() throws {
+        let site = try ExampleSite.copy(for: self)
+        let serve = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)
+        let port = try servedPort(serve)
+        let events = try RawHTTPConnection(port: port)
+        try events.send(Array("GET \(LiveReload.eventsPath) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        XCTAssertTrue(events.read(until: "retry: 1000"), "no event stream")
+
+        let second = try RunningSitegen(["watch", "--site", site.path], in: site)
+        XCTAssertTrue(second.waitFor("another sitegen watch or serve is already watching this site", inStandardError: true, timeout: 30),
+                      second.stderr)
+        XCTAssertEqual(second.stop(with: SIGINT), 0, second.stderr)
+        XCTAssertFalse(serve.stderr.contains("already watching"), serve.stderr)
+
+        // Held still while the change is made and built by another process, serve then finds it done.
+        kill(serve.process.processIdentifier, SIGSTOP)
+        try site.appendingPathComponent("content/records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
+        let build = Process()
+        build.executableURL = RunningSitegen.executable
+        build.arguments = ["build", "--site", site.path]
+        build.standardOutput = FileHandle.nullDevice
+        try build.run()
+        build.waitUntilExit()
+        XCTAssertEqual(build.terminationStatus, 0)
+        kill(serve.process.processIdentifier, SIGCONT)
+        XCTAssertTrue(serve.waitFor("failed-banks.csv changed: built in", timeout: 30), serve.stdout)
+        XCTAssertTrue(serve.stdout.contains("0 files written") || serve.stdout.contains("0 written"), serve.stdout)
+        XCTAssertTrue(events.read(until: "event: reload"), "no reload event: \(serve.stdout)")
+        XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
+    }
+
     func testItListensOnTheLoopbackAddressByDefault() throws {
         let site = try ExampleSite.copy(for: self)
         let serve = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)
