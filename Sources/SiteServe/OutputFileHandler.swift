@@ -79,8 +79,12 @@ struct OutputFileHandler: HTTPHandler {
         if let page = resolver.notFoundPage(), let contents = try? Data(contentsOf: page) {
             return fileResponse(contents, contentType: ContentType.of(fileNamed: "404.html"), status: .notFound)
         }
-        return HTTPResponse(statusCode: .notFound, headers: HTTPHeaders([.contentType: "text/plain; charset=utf-8"]),
-                            body: Data("404 Not Found\n".utf8))
+        // A page, not plain text, so that it reloads once a build makes the page (or the whole output folder,
+        // deleted while serving) again.
+        let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>404 Not Found</title></head>\n"
+            + "<body><h1>404 Not Found</h1><p>Nothing is published at this address yet.</p></body>\n</html>\n"
+        return HTTPResponse(statusCode: .notFound, headers: HTTPHeaders([.contentType: "text/html; charset=utf-8"]),
+                            body: LiveReload.inject(into: Data(page.utf8)))
     }
 
     /// The bytes sent for a file: an HTML page with the live-reload script.

@@ -211,6 +211,12 @@ public final class FileWatcher: @unchecked Sendable {
                 changed.insert(event.name)
                 return true
             }
+            // The output folder (or the store's) deleted or moved away while watching: the next build makes it
+            // again, rather than the next save.
+            if isFolder && vanished && ignoredPaths.contains(event.name) {
+                changed.insert(event.name)
+                return true
+            }
             guard isFolder && Self.matches(event.name, configuration.folders) else { return false }
             path = event.name
         } else {

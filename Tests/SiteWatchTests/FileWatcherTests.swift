@@ -169,6 +169,14 @@ final class FileWatcherTests: XCTestCase {
         XCTAssertEqual(watcher.takeQuietChanges(), [])
     }
 
+    /// `rm -rf output` while serving built nothing until the next save, and every open page stayed a 404.
+    /// The output folder's own deletion (or move) is a change; what happens inside it is not.
+    func testTheOutputFolderDeletedIsAChange() throws {
+        try write("x", to: "output/index.html")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("output"))
+        XCTAssertEqual(nextBatch(), ["output"])
+    }
+
     func testAFolderWithAnEditorsBackupNameIsWatchedAsAnyOther() throws {
         // A source pattern walks into `old~`: only hidden folders are passed over.
         try FileManager.default.createDirectory(at: root.appendingPathComponent("content/records/old~"), withIntermediateDirectories: true)

@@ -196,7 +196,9 @@ final class ServeSafetyTests: XCTestCase {
         try FileManager.default.removeItem(at: folder.appendingPathComponent("output/404.html"))
         let missing = try get("/nothing-here")
         XCTAssertEqual(missing.status, 404)
-        XCTAssertEqual(missing.text, "404 Not Found\n")
+        XCTAssertTrue(missing.text.contains("<h1>404 Not Found</h1>"), missing.text)
+        XCTAssertEqual(missing.headers["content-type"], "text/html; charset=utf-8")
+        XCTAssertTrue(missing.text.contains(LiveReload.script), "a page whose file is gone (the output folder deleted) comes back on its own")
     }
 
     func testEachKindOfFileHasItsContentType() throws {
