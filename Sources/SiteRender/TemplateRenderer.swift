@@ -365,6 +365,7 @@ struct TemplateRenderer {
             case 0x27: entity = "&#39;"
             case 0x3C: entity = "&lt;"
             case 0x3E: entity = "&gt;"
+            case 0x00...0x08, 0x0B, 0x0C, 0x0E...0x1F: entity = ""
             default:
                 utf8.formIndex(after: &index)
                 continue
@@ -377,8 +378,12 @@ struct TemplateRenderer {
         output.append(contentsOf: Substring(utf8[runStart...]))
     }
 
-    /// The five characters swift-mustache escapes (`"`, `&`, `'`, `<`, `>`), as bits of the bytes below 64.
+    /// The five characters swift-mustache escapes (`"`, `&`, `'`, `<`, `>`), and the control characters HTML
+    /// does not allow in text (all below a space but tab, line feed and carriage return: a NUL from a CSV field
+    /// is a parse error, and a browser shows it as U+FFFD), which are dropped, as feeds drop them; as bits of
+    /// the bytes below 64.
     private static let escapedBytes: UInt64 = 1 << 0x22 | 1 << 0x26 | 1 << 0x27 | 1 << 0x3C | 1 << 0x3E
+        | (1 << 0x20 - 1) & ~(1 << 0x09 | 1 << 0x0A | 1 << 0x0D)
 
     /// The UTF-8 offset of the first character HTML escapes in `string`, found a byte at a time without
     /// decoding; `nil` for the usual text, which needs no escaping at all.

@@ -136,6 +136,15 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(output, try reference(texts).render("main", context: context))
     }
 
+    /// A NUL or another control character in a CSV field reached the HTML, where it is a parse error (a
+    /// browser shows U+FFFD): escaped output drops them, as feeds do, keeping tabs and line breaks; `{{{ }}}`
+    /// prints the value as it is. Where swift-mustache keeps them, sitegen deliberately differs.
+    func testEscapedValuesLeaveOutControlCharactersButTabsAndLineBreaks() throws {
+        let texts = ["main": "{{a}}|{{b}}|{{{a}}}"]
+        let context: [String: Any] = ["a": "x\u{0}y\u{1}\u{1F}z\u{0B}", "b": "<\t\n\r\u{7}>"]
+        XCTAssertEqual(try templates(texts).render("main", context: context), "xyz|&lt;\t\n\r&gt;|x\u{0}y\u{1}\u{1F}z\u{0B}")
+    }
+
     /// `sorted` of a record's list field printed nothing: only lists built as strings or integers were sorted.
     func testSortedSortsEveryListOfTextsOrNumbers() throws {
         let set = try templates(["main": "{{#sorted(words)}}{{.}} {{/sorted(words)}}|{{#sorted(numbers)}}{{.}} {{/sorted(numbers)}}|"
