@@ -120,6 +120,11 @@ struct TemplateRenderer {
             printingOutsideSections = sectionDepth == 0
             defer { printingOutsideSections = false }
             guard let value = lookUp(tag, frame.position) else { return }
+            if tag.inURLAttribute && escaped && frame.escapesHTML, !Self.isSafeURL(value) {
+                // As Go's html/template (so Hugo) does: the address is replaced by one that goes nowhere.
+                output.append("about:invalid#sitegen-unsafe-url")
+                return
+            }
             append(value, escapingHTML: escaped && frame.escapesHTML)
         case .section(let section):
             let value = lookUp(section.tag, frame.position)
@@ -335,6 +340,29 @@ struct TemplateRenderer {
 
     private func byte(at offset: Int) -> UInt8 {
         output.utf8[output.utf8.index(output.utf8.startIndex, offsetBy: offset)]
+    }
+
+    /// The schemes an address printed into `href` or `src` may have; one without a scheme is relative.
+    private static let safeSchemes: Set<String> = ["http", "https", "mailto", "tel", "ftp"]
+
+    /// Whether `value`, printed as an address, cannot run script: relative, or one of `safeSchemes`. Browsers
+    /// skip blanks and control characters before the scheme and ignore tabs and line breaks inside it.
+    static func isSafeURL(_ value: TemplateValue) -> Bool {
+        let text: String
+        switch value {
+        case .string(let string): text = string
+        case .text(let value): text = value.text
+        case .integer, .boolean: return true
+        default: text = value.description
+        }
+        var scheme = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value <= 0x20 { if scheme.isEmpty { continue } else if scalar == "\t" || scalar == "\n" || scalar == "\r" { continue } else { return true } }
+            if scalar == ":" { return safeSchemes.contains(scheme.lowercased()) }
+            guard scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar) else { return true }
+            scheme.unicodeScalars.append(scalar)
+        }
+        return true
     }
 
     private mutating func append(_ value: TemplateValue, escapingHTML: Bool) {

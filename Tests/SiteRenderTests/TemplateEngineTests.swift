@@ -145,6 +145,26 @@ final class TemplateEngineTests: XCTestCase {
         XCTAssertEqual(try templates(texts).render("main", context: context), "xyz|&lt;\t\n\r&gt;|x\u{0}y\u{1}\u{1F}z\u{0B}")
     }
 
+    /// A record's `link: javascript:alert(1)` went into `<a href="{{link}}">` as it was: one click ran it.
+    /// Printed as an attribute's address, a value with another scheme than http(s), mailto, tel or ftp is
+    /// replaced, as Go's html/template (Hugo's) replaces it; elsewhere, and through `{{{ }}}`, it prints.
+    func testAScriptAddressIsNotPrintedIntoAnAttributeThatLinks() throws {
+        let texts = ["main": #"<a href="{{u}}">{{u}}</a><img alt="" src='{{u}}'><a  HREF = {{u}}>|<a title="{{u}}">|<a href="{{{u}}}">|<a href="/x/{{u}}">"#]
+        let set = try templates(texts)
+        func page(_ value: String) throws -> String { try set.render("main", context: ["u": value]) }
+        let blocked = "about:invalid#sitegen-unsafe-url"
+        for attack in ["javascript:alert(1)", " JaVaScRiPt:alert(1)", "\u{1}java\tscript:alert(1)", "data:text/html,<script>x</script>", "vbscript:x"] {
+            let escaped = attack.replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+                .replacingOccurrences(of: "\u{1}", with: "")
+            XCTAssertEqual(try page(attack), #"<a href="\#(blocked)">\#(escaped)</a><img alt="" src='\#(blocked)'><a  HREF = \#(blocked)>|"#
+                           + #"<a title="\#(escaped)">|<a href="\#(attack)">|<a href="/x/\#(escaped)">"#, attack)
+        }
+        for fine in ["https://example.org/a?b=1&c=2", "/banks/1/", "mailto:a@example.org", "tel:+15551234", "page.html#top", "a b:c"] {
+            let escaped = fine.replacingOccurrences(of: "&", with: "&amp;")
+            XCTAssertTrue(try page(fine).hasPrefix(#"<a href="\#(escaped)">"#), fine)
+        }
+    }
+
     /// `sorted` of a record's list field printed nothing: only lists built as strings or integers were sorted.
     func testSortedSortsEveryListOfTextsOrNumbers() throws {
         let set = try templates(["main": "{{#sorted(words)}}{{.}} {{/sorted(words)}}|{{#sorted(numbers)}}{{.}} {{/sorted(numbers)}}|"
