@@ -40,6 +40,17 @@ final class RunningSitegen: @unchecked Sendable {
         }
     }
 
+    /// Runs `sitegen build` on `site` to its end, as another terminal would; returns its exit status.
+    static func build(_ site: URL) throws -> Int32 {
+        let build = Process()
+        build.executableURL = executable
+        build.arguments = ["build", "--site", site.path]
+        build.standardOutput = FileHandle.nullDevice
+        try build.run()
+        build.waitUntilExit()
+        return build.terminationStatus
+    }
+
     var stdout: String { lock.withLock { stdoutText } }
     var stderr: String { lock.withLock { stderrText } }
 

@@ -54,13 +54,7 @@ final class ServeCommandTests: XCTestCase {
         // Held still while the change is made and built by another process, serve then finds it done.
         kill(serve.process.processIdentifier, SIGSTOP)
         try site.appendingPathComponent("content/records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
-        let build = Process()
-        build.executableURL = RunningSitegen.executable
-        build.arguments = ["build", "--site", site.path]
-        build.standardOutput = FileHandle.nullDevice
-        try build.run()
-        build.waitUntilExit()
-        XCTAssertEqual(build.terminationStatus, 0)
+        XCTAssertEqual(try RunningSitegen.build(site), 0)
         kill(serve.process.processIdentifier, SIGCONT)
         XCTAssertTrue(serve.waitFor("failed-banks.csv changed: built in", timeout: 30), serve.stdout)
         XCTAssertTrue(serve.stdout.contains("0 files written") || serve.stdout.contains("0 written"), serve.stdout)

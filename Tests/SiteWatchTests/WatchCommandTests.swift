@@ -56,13 +56,7 @@ final class WatchCommandTests: XCTestCase {
                       watch.stdout + watch.stderr)
         XCTAssertEqual(watch.stop(with: SIGINT), 130, watch.stderr)
         XCTAssertTrue(watch.stderr.contains("stopped during a build: the next build finishes what it left"), watch.stderr)
-        let build = Process()
-        build.executableURL = RunningSitegen.executable
-        build.arguments = ["build", "--site", site.path]
-        build.standardOutput = FileHandle.nullDevice
-        try build.run()
-        build.waitUntilExit()
-        XCTAssertEqual(build.terminationStatus, 0)
+        XCTAssertEqual(try RunningSitegen.build(site), 0)
         XCTAssertTrue(site.appendingPathComponent("output/banks/119999/index.html").text.contains("Bank 119999"))
     }
 
