@@ -15,11 +15,12 @@ public struct Rebuilder {
     /// Builds the site once; `changedPaths` (relative to the site) are what caused it, empty for a first build.
     /// `changedSources`, when given, are every file and folder changed since the last build that loaded
     /// (`RebuildReport.loaded`): only sources there are looked at (`SiteBuilder.Options.changedSources`).
-    public func rebuild(changedPaths: [String] = [], changedSources: Set<String>? = nil) -> RebuildReport {
+    /// `full` renders every page, as `sitegen build --full` does.
+    public func rebuild(changedPaths: [String] = [], changedSources: Set<String>? = nil, full: Bool = false) -> RebuildReport {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = RebuildReport(changedPaths: changedPaths)
         do {
-            let summary = try builder.build(options: SiteBuilder.Options(changedSources: changedSources))
+            let summary = try builder.build(options: SiteBuilder.Options(full: full, changedSources: full ? nil : changedSources))
             report.loaded = true
             report.summary = summary
             report.errors = summary.problems.map(\.description)

@@ -67,8 +67,8 @@ public final class WatchSession: @unchecked Sendable {
     }
 
     /// Builds the site once, as the first build of a watch does; the paths given are what changed since the
-    /// last build of this session.
-    public func buildOnce(changedPaths: [String] = []) -> RebuildReport {
+    /// last build of this session. `full` renders every page and reads every source (`sitegen build --full`).
+    public func buildOnce(changedPaths: [String] = [], full: Bool = false) -> RebuildReport {
         // What the watcher saw is all that changed only when every event arrived and the sources are still
         // where sitegen.yml said (a new pattern matches files that never changed).
         if changedPaths.contains(FileWatcher.eventsLost) || changedPaths.contains(where: Self.watchedFiles.contains) {
@@ -80,7 +80,7 @@ public final class WatchSession: @unchecked Sendable {
         let quiet = watcher.takeQuietChanges()
         changedSinceLoad?.formUnion(quiet)
         buildingLock.withLock { building = true }
-        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad)
+        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad, full: full)
         buildingLock.withLock { building = false }
         // A build that did not load leaves the store as it was: its changes are still to be loaded.
         if rebuilt.loaded { changedSinceLoad = [] }
@@ -116,8 +116,8 @@ public final class WatchSession: @unchecked Sendable {
     }
 
     /// The first build, then `watch(report:)`.
-    public func run(report: (RebuildReport) -> Void) throws {
-        report(buildOnce())
+    public func run(fullFirstBuild: Bool = false, report: (RebuildReport) -> Void) throws {
+        report(buildOnce(full: fullFirstBuild))
         try watch(report: report)
     }
 

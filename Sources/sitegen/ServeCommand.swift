@@ -23,6 +23,9 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var site: SiteOptions
 
+    @Flag(help: "Render every page in the first build, whatever the last build left (after editing or deleting files in the output folder by hand).")
+    var full = false
+
     @Option(help: ArgumentHelp("The address to listen on; 0.0.0.0 makes the site reachable from other machines.", valueName: "address"))
     var host: String = SiteServer.defaultHost
 
@@ -55,7 +58,7 @@ struct ServeCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode.failure
         }
-        let first = session.buildOnce()
+        let first = session.buildOnce(full: full)
         printReport(first)
         var publication = first.summary?.publication
         printLine("serving \(address.url)\(server.basePath.dropFirst()) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")

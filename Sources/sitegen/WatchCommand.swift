@@ -18,6 +18,9 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var site: SiteOptions
 
+    @Flag(help: "Render every page in the first build, whatever the last build left (after editing or deleting files in the output folder by hand).")
+    var full = false
+
     func validate() throws {
         try site.validate()
     }
@@ -28,7 +31,7 @@ struct WatchCommand: ParsableCommand {
         if session.anotherWatchesTheSite {
             printError("warning: another sitegen watch or serve is already watching this site: each change will be built by both")
         }
-        try session.run { report in
+        try session.run(fullFirstBuild: full) { report in
             printReport(report)
             if report.changedPaths.isEmpty {
                 printLine("watching \(session.watchedNames) for changes (Ctrl-C to stop)")
