@@ -765,10 +765,7 @@ struct PageRenderer {
     /// files (pages, drafts), hidden ones, a collection's sources (a CSV beside it) or another bundle's.
     func renderBundleResources(root: URL) throws -> [SourceError] {
         var warnings: [SourceError] = []
-        let siteRoot = realpath(root.path, nil).map { resolved in
-            defer { free(resolved) }
-            return String(cString: resolved)
-        } ?? root.standardizedFileURL.path
+        let siteRoot = Self.realPath(root.path) ?? root.standardizedFileURL.path
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil {
             let presenter = RecordPresenter(collection: collection, config: config)
             // The bundles' ids from the index on `_source` alone, then their rows: scanning the table for
@@ -806,12 +803,27 @@ struct PageRenderer {
     /// The files under `folder` (`relative` to the folder published, which `label` names in warnings) whose
     /// names, and whose folders' names, `keep` accepts, following links; a link that leads to nothing is a warning.
     private func collectFiles(in folder: URL, relative: String, label: String, into found: inout [(path: String, url: URL)],
-                              warnings: inout [SourceError], within confinement: String? = nil, ancestors: Set<FolderIdentity>? = nil,
+                              warnings: inout [SourceError], within confinement: String? = nil,
                               keep: (String, URL, Bool) -> Bool) throws {
-        // The folders above this one, by device and inode: a link to one of them (`a -> .`) would publish the
-        // folder again inside itself, and two such links without end.
-        var ancestors = ancestors ?? []
-        if ancestors.isEmpty, let identity = FolderIdentity(of: folder.path) { ancestors.insert(identity) }
+        let output = Self.realPath(writer.root.path) ?? writer.root.standardizedFileURL.path
+        var walk = FolderWalk(confinement: confinement, output: output, ancestors: [])
+        if let identity = FolderIdentity(of: folder.path) { walk.ancestors.insert(identity) }
+        try collectFiles(in: folder, relative: relative, label: label, into: &found, warnings: &warnings, walk: walk, keep: keep)
+    }
+
+    /// What a walk of `collectFiles` carries down: where links may lead, and the folders it is in.
+    private struct FolderWalk {
+        /// The folder links may not lead out of (a bundle's site), by its real path; nil for none.
+        let confinement: String?
+        /// The output folder's real path: a folder that holds it, or is in it, would publish the output again.
+        let output: String
+        /// The folders above, by device and inode: a link to one of them (`a -> .`) would publish the folder
+        /// again inside itself, and two such links without end.
+        var ancestors: Set<FolderIdentity>
+    }
+
+    private func collectFiles(in folder: URL, relative: String, label: String, into found: inout [(path: String, url: URL)],
+                              warnings: inout [SourceError], walk: FolderWalk, keep: (String, URL, Bool) -> Bool) throws {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
@@ -829,6 +841,7 @@ struct PageRenderer {
             throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder.path,
                                                           NSLocalizedDescriptionKey: "cannot be listed: \(error.localizedDescription)"])
         }
+        let here = Self.realPath(folder.path) ?? folder.path
         for name in names.sorted() where !EditorScratch.isScratch(name) {
             let url = folder.appendingPathComponent(name)
             let path = relative.isEmpty ? name : relative + "/" + name
@@ -840,29 +853,47 @@ struct PageRenderer {
             guard keep(name, url, isFolder.boolValue) else { continue }
             // A page bundle is someone's content: a link in it may not publish what is outside the site
             // (`notes.txt -> /etc/passwd`, a key file).
-            if let confinement, let target = Self.linkTarget(url), target != confinement, !target.hasPrefix(confinement + "/") {
+            if let confinement = walk.confinement, let target = Self.linkTarget(url), !Self.path(target, isIn: confinement) {
                 warnings.append(SourceError(file: label + "/" + path, reason: "is a link to \(target), outside the site; left out"))
                 continue
             }
-            if isFolder.boolValue {
-                guard let identity = FolderIdentity(of: url.path), !ancestors.contains(identity) else {
-                    warnings.append(SourceError(file: label + "/" + path, reason: "is a link to a folder it is in; left out"))
-                    continue
-                }
-                try collectFiles(in: url, relative: path, label: label, into: &found, warnings: &warnings, within: confinement,
-                                 ancestors: ancestors.union([identity]), keep: keep)
-            } else {
+            guard isFolder.boolValue else {
                 found.append((path, url))
+                continue
             }
+            let real = Self.realPath(url.path) ?? url.path
+            guard let identity = FolderIdentity(of: url.path), !walk.ancestors.contains(identity), !Self.path(here, isIn: real) else {
+                warnings.append(SourceError(file: label + "/" + path, reason: "is a link to a folder it is in; left out"))
+                continue
+            }
+            // `static/up -> ..` reached the output folder, and each build published the last one's output again.
+            if Self.path(walk.output, isIn: real) || Self.path(real, isIn: walk.output) {
+                warnings.append(SourceError(file: label + "/" + path, reason: "is a link to a folder that holds the output folder, or is in it; left out"))
+                continue
+            }
+            var inner = walk
+            inner.ancestors.insert(identity)
+            try collectFiles(in: url, relative: path, label: label, into: &found, warnings: &warnings, walk: inner, keep: keep)
         }
+    }
+
+    /// Whether `path` is `folder` or inside it (both real paths).
+    private static func path(_ path: String, isIn folder: String) -> Bool {
+        path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+    }
+
+    /// `path` with every link resolved (`realpath`); nil when nothing is there.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Where the link at `url` leads in the end, resolved whole; nil when `url` is no link.
     private static func linkTarget(_ url: URL) -> String? {
         var status = stat()
-        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(url.path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
+        return realPath(url.path)
     }
 
     /// Writes the files every site has besides its pages: `404.html` (when the templates have a `404`),

@@ -1585,6 +1585,9 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(symlink("../../shared/logo.svg", site.appendingPathComponent("posts/hello/logo.svg").path), 0)
         XCTAssertEqual(symlink(".", site.appendingPathComponent("static/css/a").path), 0)
         XCTAssertEqual(symlink("..", site.appendingPathComponent("static/css/b").path), 0)
+        // The site's folder holds the output folder: each build published the last one's output again, deeper.
+        XCTAssertEqual(symlink("..", site.appendingPathComponent("static/site").path), 0)
+        XCTAssertEqual(symlink("../output", site.appendingPathComponent("static/out").path), 0)
         let summary = try build()
         XCTAssertTrue(summary.succeeded, "\(summary.problems)")
         XCTAssertEqual(summary.warnings.map(\.description).sorted(), [
@@ -1592,6 +1595,8 @@ final class LoadingTests: XCTestCase {
             "posts/hello/out: is a link to \(outside.resolvingSymlinksInPath().path), outside the site; left out",
             "static/css/a: is a link to a folder it is in; left out",
             "static/css/b: is a link to a folder it is in; left out",
+            "static/out: is a link to a folder that holds the output folder, or is in it; left out",
+            "static/site: is a link to a folder it is in; left out",
         ])
         var published: [String] = []
         let output = site.appendingPathComponent("output")
@@ -1600,6 +1605,8 @@ final class LoadingTests: XCTestCase {
         }
         XCTAssertEqual(published.filter { $0.hasPrefix("posts/") || $0.hasPrefix("css/") }.sorted(),
                        ["css/site.css", "posts/hello/cat.png", "posts/hello/index.html", "posts/hello/logo.svg"])
+        XCTAssertEqual(try build().warnings.count, 6, "the next build finds the same, and publishes no more")
+        XCTAssertFalse(fm.fileExists(atPath: output.appendingPathComponent("site").path) || fm.fileExists(atPath: output.appendingPathComponent("out").path))
     }
 
     func testATaxonomyListsEachRecordUnderEveryItemOfItsList() throws {
