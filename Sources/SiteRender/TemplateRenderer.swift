@@ -357,7 +357,9 @@ struct TemplateRenderer {
         }
         var scheme = ""
         for scalar in text.unicodeScalars {
-            if scalar.value <= 0x20 { if scheme.isEmpty { continue } else if scalar == "\t" || scalar == "\n" || scalar == "\r" { continue } else { return true } }
+            if scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar.value <= 0x20 && scheme.isEmpty { continue }
+            // A space or another control character inside: no scheme at all, so a relative address.
+            if scalar.value <= 0x20 { return true }
             if scalar == ":" { return safeSchemes.contains(scheme.lowercased()) }
             guard scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar) else { return true }
             scheme.unicodeScalars.append(scalar)

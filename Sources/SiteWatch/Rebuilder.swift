@@ -20,7 +20,7 @@ public struct Rebuilder {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = RebuildReport(changedPaths: changedPaths)
         do {
-            let summary = try builder.build(options: SiteBuilder.Options(full: full, changedSources: full ? nil : changedSources))
+            let summary = try builder.build(options: SiteBuilder.Options(full: full, changedSources: changedSources))
             report.loaded = true
             report.summary = summary
             report.errors = summary.problems.map(\.description)

@@ -39,31 +39,31 @@ public final class WatchSession: @unchecked Sendable {
             root: builder.root, folders: Self.watchedFolders, files: Self.watchedFiles,
             ignoredFolders: [builder.outputDirectory, builder.storePath.deletingLastPathComponent()],
             quietPeriod: quietPeriod, maximumDelay: maximumDelay))
-        watchLock = Self.lockWatch(beside: builder.storePath)
+        (watchLock, anotherWatchesTheSite) = Self.lockWatch(beside: builder.storePath)
         followSources()
     }
 
     /// Whether another `watch` or `serve` was already watching the site when this one started: both then
     /// build each change, and the second to get there finds it done.
-    public var anotherWatchesTheSite: Bool { watchLock == nil }
-    /// The open file holding the lock that says this session watches the site; nil when another process held it.
+    public let anotherWatchesTheSite: Bool
+    /// The open file holding the lock that says this session watches the site, if it holds it.
     private let watchLock: Int32?
 
-    /// Takes `.sitegen/watch` (an advisory lock the kernel drops with the process), or nil when another
-    /// process holds it. A store folder that cannot be made or opened counts as not shared.
-    private static func lockWatch(beside storePath: URL) -> Int32? {
+    /// Takes `.sitegen/watch` (an advisory lock the kernel drops with the process): its open file, or nil with
+    /// whether another process holds it. A store folder that cannot be made or opened counts as not shared.
+    private static func lockWatch(beside storePath: URL) -> (descriptor: Int32?, heldElsewhere: Bool) {
         let folder = storePath.deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let descriptor = open(folder.appendingPathComponent("watch").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return -1 }
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
+        guard descriptor >= 0 else { return (nil, false) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return (descriptor, false) }
         let held = errno == EWOULDBLOCK
         close(descriptor)
-        return held ? nil : -1
+        return (nil, held)
     }
 
     deinit {
-        if let watchLock, watchLock >= 0 { close(watchLock) }
+        if let watchLock { close(watchLock) }
     }
 
     /// Builds the site once, as the first build of a watch does; the paths given are what changed since the

@@ -70,11 +70,12 @@ struct ServeCommand: ParsableCommand {
                 server.basePath = path
                 printLine("serving \(address.url)\(server.basePath.dropFirst()) (baseURL changed)")
             }
-            // Another process (a `build` in another terminal, a second `serve`) may have written the change
-            // this build then found done: the output changed all the same.
-            let changedElsewhere = report.summary.map { $0.publication != nil && $0.publication != publication } ?? false
-            if report.wroteFiles || changedElsewhere { server.liveReload.reload() }
-            if let summary = report.summary { publication = summary.publication }
+            // Every build that writes or deletes files moves the store's mark, whichever process made it (a
+            // `build` in another terminal may have written the change this build then found done).
+            if let summary = report.summary, summary.publication != publication {
+                publication = summary.publication
+                server.liveReload.reload()
+            }
         }
         try waitFor { await server.stop() }
     }
