@@ -98,13 +98,9 @@ final class TagName: Sendable {
     /// The transforms in the order they apply.
     let transforms: [String]
     let location: SourceLocation
-    /// Whether the tag is printed as an attribute's address (`href="{{url}}"`): a `javascript:` or `data:`
-    /// address from a record is then not printed.
-    let inURLAttribute: Bool
 
     /// Reads `name` and its `transforms` (outermost first, as written) as the tag gives them.
-    init(name: String, transforms: [String], location: SourceLocation, inURLAttribute: Bool = false) {
-        self.inURLAttribute = inURLAttribute
+    init(name: String, transforms: [String], location: SourceLocation) {
         path = name.split(separator: ".").map(String.init)
         if name.isEmpty, !transforms.isEmpty {
             start = .position

@@ -98,30 +98,6 @@ struct TemplateParser {
         reader.lineAndColumn(of: offset)
     }
 
-    /// The attributes whose value is an address a browser follows or loads.
-    private static let urlAttributes: Set<String> = ["href", "src", "action", "formaction", "poster", "cite", "background",
-                                                     "xlink:href", "data", "srcset"]
-
-    /// Whether `text` ends inside an HTML attribute whose value is an address, where a tag would start the
-    /// value: `<a href="`, `<img src='`, `<a href=` (as Go's html/template and so Hugo find them).
-    static func endsInURLAttribute(_ text: String) -> Bool {
-        var scalars = Substring(text).unicodeScalars.reversed().makeIterator()
-        var next = scalars.next()
-        if next == "\"" || next == "'" { next = scalars.next() }
-        while let blank = next, blank == " " || blank == "\t" || blank == "\n" { next = scalars.next() }
-        guard next == "=" else { return false }
-        next = scalars.next()
-        while let blank = next, blank == " " || blank == "\t" || blank == "\n" { next = scalars.next() }
-        var name = ""
-        while let scalar = next, scalar.properties.isAlphabetic || scalar == ":" || scalar == "-" {
-            name.unicodeScalars.insert(scalar, at: name.unicodeScalars.startIndex)
-            next = scalars.next()
-        }
-        // The name must start an attribute: after a blank inside a tag.
-        guard let before = next, before == " " || before == "\t" || before == "\n" else { return false }
-        return urlAttributes.contains(name.lowercased())
-    }
-
     private func location(_ offset: Int) -> SourceLocation {
         let (line, column) = lineAndColumn(of: offset)
         return SourceLocation(template: template, line: line, column: column)
@@ -285,10 +261,7 @@ struct TemplateParser {
                 flushBlanks(&body)
                 blanksBefore = ""
                 let (name, transforms) = try reader.readName(endDelimiter: state.endDelimiter)
-                var opensURL = false
-                if case .text(let before)? = body.nodes.last { opensURL = Self.endsInURLAttribute(before) }
-                body.append(.variable(TagName(name: name, transforms: transforms, location: tagLocation, inURLAttribute: opensURL),
-                                      escaped: true), at: tagOffset)
+                body.append(.variable(TagName(name: name, transforms: transforms, location: tagLocation), escaped: true), at: tagOffset)
             }
             state.atLineStart = standalone
         }

@@ -120,8 +120,10 @@ struct TemplateRenderer {
             printingOutsideSections = sectionDepth == 0
             defer { printingOutsideSections = false }
             guard let value = lookUp(tag, frame.position) else { return }
-            if tag.inURLAttribute && escaped && frame.escapesHTML, !Self.isSafeURL(value) {
-                // As Go's html/template (so Hugo) does: the address is replaced by one that goes nowhere.
+            if escaped && frame.escapesHTML, !Self.isSafeURL(value), Self.startsURLAttributeValue(after: output) {
+                // As Go's html/template (so Hugo) does: the address is replaced by one that goes nowhere. What
+                // the page has printed so far decides, not the template's text before the tag: a section, a
+                // partial or an empty value may stand between `href="` and the tag.
                 output.append("about:invalid#sitegen-unsafe-url")
                 return
             }
@@ -342,29 +344,70 @@ struct TemplateRenderer {
         output.utf8[output.utf8.index(output.utf8.startIndex, offsetBy: offset)]
     }
 
-    /// The schemes an address printed into `href` or `src` may have; one without a scheme is relative.
-    private static let safeSchemes: Set<String> = ["http", "https", "mailto", "tel", "ftp"]
+    /// The schemes an address printed into `href` or `src` may have, each packed as `packedScheme` packs
+    /// one; an address without a scheme is relative.
+    private static let safeSchemes: Set<UInt64> = Set(["http", "https", "mailto", "tel", "ftp"].map { packedScheme(Array($0.utf8)) })
 
-    /// Whether `value`, printed as an address, cannot run script: relative, or one of `safeSchemes`. Browsers
-    /// skip blanks and control characters before the scheme and ignore tabs and line breaks inside it.
+    /// Up to eight bytes of a scheme in one word, for comparing without making a string.
+    private static func packedScheme(_ bytes: [UInt8]) -> UInt64 {
+        bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// Whether `value`, printed as an address, cannot run script: relative, or one of `safeSchemes`.
+    /// Browsers skip blanks and control characters before the scheme and ignore tabs and line breaks
+    /// inside it; a scheme starts with a letter, so `2019-03-10T14:22` has none.
     static func isSafeURL(_ value: TemplateValue) -> Bool {
-        let text: String
         switch value {
-        case .string(let string): text = string
-        case .text(let value): text = value.text
+        case .string(let string): return isSafeURL(string)
+        case .text(let value): return isSafeURL(value.text)
         case .integer, .boolean: return true
-        default: text = value.description
+        default: return isSafeURL(value.description)
         }
-        var scheme = ""
-        for scalar in text.unicodeScalars {
-            if scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar.value <= 0x20 && scheme.isEmpty { continue }
+    }
+
+    private static func isSafeURL(_ text: String) -> Bool {
+        var scheme: [UInt8] = []
+        for byte in text.utf8 {
+            if byte == 0x09 || byte == 0x0A || byte == 0x0D || byte <= 0x20 && scheme.isEmpty { continue }
             // A space or another control character inside: no scheme at all, so a relative address.
-            if scalar.value <= 0x20 { return true }
-            if scalar == ":" { return safeSchemes.contains(scheme.lowercased()) }
-            guard scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar) else { return true }
-            scheme.unicodeScalars.append(scalar)
+            if byte <= 0x20 { return true }
+            if byte == UInt8(ascii: ":") { return scheme.count <= 8 && safeSchemes.contains(packedScheme(scheme)) }
+            let lowered = byte | 0x20
+            let isLetter = lowered >= UInt8(ascii: "a") && lowered <= UInt8(ascii: "z")
+            let isOther = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+            guard isLetter || !scheme.isEmpty && isOther else { return true }
+            scheme.append(isLetter ? lowered : byte)
         }
         return true
+    }
+
+    /// The attributes whose value is an address a browser follows or loads.
+    private static let urlAttributes: Set<String> = ["href", "src", "action", "formaction", "poster", "cite", "background",
+                                                     "xlink:href", "data", "srcset"]
+
+    /// Whether `printed` ends where the value of an attribute holding an address starts: `<a href="`,
+    /// `<img src='`, `<a href=`, blanks after the quote allowed (a browser skips them), as Go's html/template
+    /// and so Hugo find them.
+    static func startsURLAttributeValue(after printed: String) -> Bool {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C }
+        var bytes = printed.utf8.reversed().makeIterator()
+        var next = bytes.next()
+        while let blank = next, isBlank(blank) { next = bytes.next() }
+        if next == UInt8(ascii: "\"") || next == UInt8(ascii: "'") { next = bytes.next() }
+        while let blank = next, isBlank(blank) { next = bytes.next() }
+        guard next == UInt8(ascii: "=") else { return false }
+        next = bytes.next()
+        while let blank = next, isBlank(blank) { next = bytes.next() }
+        var name: [UInt8] = []
+        while let byte = next, name.count <= 16,
+              (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") {
+            name.append(byte | (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") ? 0 : 0x20))
+            next = bytes.next()
+        }
+        // The name must start an attribute: after a blank inside a tag.
+        guard let before = next, isBlank(before) else { return false }
+        return urlAttributes.contains(String(decoding: name.reversed(), as: UTF8.self))
     }
 
     private mutating func append(_ value: TemplateValue, escapingHTML: Bool) {

@@ -165,6 +165,25 @@ final class TemplateEngineTests: XCTestCase {
         }
     }
 
+    /// The check looked only at the template's text right before the tag: `href="{{#a}}{{u}}{{/a}}"`,
+    /// `href="{{base}}{{u}}"` with an empty `base`, and a partial printing the address after `href="`
+    /// printed a `javascript:` address as it was. What the page has printed so far decides now.
+    func testAScriptAddressIsNotPrintedWhereASectionPartialOrEmptyValueStartsTheAttribute() throws {
+        let texts = ["main": #"<a href="{{#a}}{{u}}{{/a}}">|<a href="{{base}}{{u}}">|<a href="{{>link}}">|<a href=" {{u}}">|<a href="{{base}}/{{u}}">|{{time}}"#,
+                     "link": "{{u}}"]
+        let set = try templates(texts)
+        let blocked = "about:invalid#sitegen-unsafe-url"
+        let context: [String: Any] = ["u": "javascript:alert(1)", "a": true, "base": "", "time": "2019-03-10T14:22:05Z"]
+        XCTAssertEqual(try set.render("main", context: context),
+                       #"<a href="\#(blocked)">|<a href="\#(blocked)">|<a href="\#(blocked)">|<a href=" \#(blocked)">|<a href="/javascript:alert(1)">|2019-03-10T14:22:05Z"#)
+        var printed = context
+        printed["base"] = "https://example.org/"
+        XCTAssertEqual(try set.render("main", context: printed).split(separator: "|")[1], #"<a href="https://example.org/javascript:alert(1)">"#)
+        XCTAssertTrue(TemplateRenderer.isSafeURL(.string("2019-03-10T14:22:05Z")), "a scheme starts with a letter")
+        XCTAssertFalse(TemplateRenderer.isSafeURL(.string("HTTPSX:alert(1)")))
+        XCTAssertTrue(TemplateRenderer.isSafeURL(.string("HTTPS://example.org/")))
+    }
+
     /// `sorted` of a record's list field printed nothing: only lists built as strings or integers were sorted.
     func testSortedSortsEveryListOfTextsOrNumbers() throws {
         let set = try templates(["main": "{{#sorted(words)}}{{.}} {{/sorted(words)}}|{{#sorted(numbers)}}{{.}} {{/sorted(numbers)}}|"
