@@ -1,5 +1,6 @@
 import Foundation
 import ResultsController
+import SiteRender
 import SiteSources
 import SiteStore
 
@@ -708,7 +709,12 @@ struct CollectionLoader {
             hash.combine(column.name)
             switch value {
             case .null: hash.combine("\u{0}"); return .null
-            case .text(let text): hash.combine("t" + text); return .text(text)
+            case .text(let written):
+                // A line of text may be a section, a key another record refers to, or a slug's source: stored
+                // composed, so that bytes compare as Swift compares. Bodies (with line breaks) stay as written.
+                let text = written.contains("\n") ? written : composedCanonically(written)
+                hash.combine("t" + text)
+                return .text(text)
             case .integer(let number): hash.combine("i\(number)"); return .integer(number)
             case .real(let number): hash.combine("r\(number)"); return .real(number)
             case .bool(let flag): hash.combine(flag ? "b1" : "b0"); return .integer(flag ? 1 : 0)
@@ -716,13 +722,13 @@ struct CollectionLoader {
                 // Every format's items are trimmed, a blank one is no item, and an item is listed once (front
                 // matter's `tags: [data, " data", ""]` made a section named "" and took `data`'s address from it).
                 var seen = Set<String>()
-                let items = listed.map { String($0.trimmingBlanks(newlines: true)) }.filter { !$0.isEmpty && seen.insert($0).inserted }
+                let items = listed.map { composedCanonically(String($0.trimmingBlanks(newlines: true))) }.filter { !$0.isEmpty && seen.insert($0).inserted }
                 hash.combine("l\(items.count)")
                 items.forEach { hash.combine($0) }
                 lists[column.name] = items
                 return .text(StoredList.encode(items))
             }
         }
-        return StoredRow(key: record.key, line: record.line, contentHash: hash.signed, values: values, lists: lists)
+        return StoredRow(key: composedCanonically(record.key), line: record.line, contentHash: hash.signed, values: values, lists: lists)
     }
 }

@@ -67,14 +67,16 @@ private func asciiSlug(_ text: UnsafeBufferPointer<UInt8>) -> String {
     return length == 0 ? "untitled" : slug
 }
 
-/// `slugify` for any text: lower-cased as Unicode, then the letters and digits kept, a Latin letter with
-/// marks as its ASCII letter.
+/// `slugify` for any text: composed (NFC) and lower-cased as Unicode, then the letters and digits kept, a
+/// Latin letter with marks as its ASCII letter.
 public func unicodeSlug(_ text: String) -> String {
     var slug = ""
     var pendingHyphen = false
     // Whether the last scalar kept is another script's letter, whose marks (Devanagari's vowel signs) it keeps.
     var afterOtherScript = false
-    for scalar in text.lowercased().unicodeScalars {
+    // Composed first: a name typed on a Mac (decomposed, NFD) and the same name typed elsewhere must make
+    // one address, as the two compare equal everywhere else (RFC 3987 makes IRIs of NFC text).
+    for scalar in composedCanonically(text).lowercased().unicodeScalars {
         // A mark belongs to the letter before it (a decomposed ü): it is not a break between words.
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .spacingMark, .enclosingMark:
@@ -112,3 +114,12 @@ public func unicodeSlug(_ text: String) -> String {
 private let latinLetters: [Unicode.Scalar: String] = [
     "ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t",
 ]
+
+/// `text` in Unicode Normalization Form C. Swift compares strings by canonical equivalence, SQLite and
+/// file systems by bytes: keys, sections and addresses are composed so that both agree.
+public func composedCanonically(_ text: String) -> String {
+    // Every character below U+0300 (a lead byte below 0xCC) is its own composition, and no mark follows it
+    // there: ASCII and Latin-1 text is returned as it is, without going through Foundation.
+    guard text.utf8.contains(where: { $0 >= 0xCC }) else { return text }
+    return text.precomposedStringWithCanonicalMapping
+}

@@ -55,9 +55,10 @@ public struct CollectionSchema: Sendable, Hashable {
     var signature: String {
         // "items once": join tables list an item once per record since it was added (a store of an earlier
         // build may hold a repeated item, so such a table is made again once); "trimmed": items are stored
-        // without blanks around them and never empty, in every format.
+        // without blanks around them and never empty, in every format; "keys NFC": keys, items and one-line
+        // texts are stored composed (a store of an earlier build may hold decomposed ones).
         (columns.map { "\($0.name) \($0.type.rawValue)" } + ["index " + indexedColumns.joined(separator: ","), "origin " + origin]
-            + (listColumns.isEmpty ? [] : ["items once, trimmed"]))
+            + (listColumns.isEmpty ? [] : ["items once, trimmed"]) + ["keys NFC"])
             .joined(separator: "; ")
     }
 

@@ -63,8 +63,11 @@ public final class RowReplacement {
             // Another source has this key (or this one, twice): only now is it worth a query, to name it.
             let other = try database.fetchAll("SELECT _id, _source FROM \(quoteIdentifier(schema.table)) WHERE _key = ?", [.text(row.key)]).first
             let otherSource = other?["_source"]?.stringValue ?? "?"
-            guard let otherID = other?["_id"]?.int64Value, otherSource != source, statements.releasesKey?(otherSource, source) == true else {
-                if statements.keepsFirstOfSharedKeys, otherSource != source {
+            // Compared as bytes, as the store compares paths: a file renamed from a composed name to the
+            // decomposed one (through a Mac) is another source, which Swift's `!=` would call the same.
+            let isOtherSource = !otherSource.utf8.elementsEqual(source.utf8)
+            guard let otherID = other?["_id"]?.int64Value, isOtherSource, statements.releasesKey?(otherSource, source) == true else {
+                if statements.keepsFirstOfSharedKeys, isOtherSource {
                     skipped.append((row.key, row.line, otherSource))
                     return
                 }

@@ -849,6 +849,47 @@ final class LoadingTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("b/index.html").path))
     }
 
+    /// Swift calls a composed name (NFC, as Linux and Windows write `й`) and its decomposed form (NFD, as a
+    /// Mac may write it) equal; file systems, SQLite and web servers do not. A tag written both ways made one
+    /// page at whichever bytes came first, and the other post's link led nowhere; a file renamed from one
+    /// form to the other failed on its own key; two CSV keys were one key in a file and two across files.
+    func testANameComposedOrDecomposedIsOneKeyOneSectionAndOneAddress() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
+        try write("sitegen.yml", Self.notesSite.replacingOccurrences(of: "fields: {day: date}", with: "fields: {day: date, tags: list}\n    detail: {path: \"/{key}/\", body: body}")
+            .replacingOccurrences(of: "listings:", with: "  codes: {kind: ndjson, sources: codes/*.ndjson, key: code, fields: {code: text}}\nlistings:")
+                  + "\n  bytag: {from: notes, taxonomy: tags, sort: [-day], path: \"/t/{section}/\", template: tagged}\n")
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("codes"), withIntermediateDirectories: true)
+        try write("codes/one.ndjson", #"{"code": "caf\u00e9"}"# + "\n")
+        try write("Templates/list.mustache", "{{#items}}{{url}}={{#tags}}/t/{{slug(.)}}/{{/tags}};{{/items}}")
+        try write("Templates/tagged.mustache", "{{#items}}{{url}};{{/items}}")
+        try write("Templates/sections.mustache", "{{#sections}}{{url}};{{/sections}}")
+        try write("Templates/detail.mustache", "{{{body}}}")
+        let composed = "\u{D55C}\u{AD6D}", decomposed = "\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}"
+        let yogaComposed = "\u{0439}\u{043E}\u{0433}\u{0430}", yogaDecomposed = "\u{0438}\u{0306}\u{043E}\u{0433}\u{0430}"
+        XCTAssertEqual(composed, decomposed, "Swift compares them equal")
+        try write("notes/a.md", "---\nday: 2024-01-01\ntags: [\(composed)]\n---\nA\n")
+        try write("notes/b.md", "---\nday: 2024-02-01\ntags: [\(decomposed)]\n---\nB\n")
+        try write("notes/\(yogaComposed).md", "---\nday: 2024-03-01\n---\nYoga\n")
+        XCTAssertTrue(try build().succeeded)
+        let tagPage = "/t/\(composed)/"
+        XCTAssertEqual(try page("index.html"), "/\(yogaComposed)/=;/b/=\(tagPage);/a/=\(tagPage);")
+        XCTAssertEqual(Array(try page("t/index.html").utf8), Array("\(tagPage);".utf8), "one section, at the composed bytes")
+        XCTAssertEqual(try page("t/\(composed)/index.html"), "/b/;/a/;")
+
+        let output = site.appendingPathComponent("output")
+        try FileManager.default.moveItem(atPath: site.appendingPathComponent("notes/\(yogaComposed).md").path,
+                                         toPath: site.appendingPathComponent("notes/\(yogaDecomposed).md").path)
+        let renamed = try build()
+        XCTAssertTrue(renamed.succeeded, "\(renamed.problems)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasPrefix("\u{0438}") || $0.hasPrefix("\u{0439}") }
+                        .map { Array($0.utf8) }, [Array(yogaComposed.utf8)], "the page stays where it was")
+
+        try write("codes/two.ndjson", #"{"code": "cafe\u0301"}"# + "\n")
+        let twoFiles = try build()
+        XCTAssertEqual(twoFiles.problems.map(\.description).filter { $0.contains("codes/") }.count, 1,
+                       "the same key in two files fails, as it does twice in one file: \(twoFiles.problems)")
+    }
+
     func testChangingACollectionsKeyReadsItsSourcesAgain() throws {
         _ = try build()
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
