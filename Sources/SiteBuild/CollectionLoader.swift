@@ -228,7 +228,7 @@ struct CollectionLoader {
             let reason = (place.isFolder ? "folder " : "") + place.reason
             hidden += kept.map { ($0, place.isFolder ? "in \(place.path): \(reason)" : reason) }
             // A new link to nothing loses nothing; a folder out of sight may hold anything, a first build's too.
-            if kept.isEmpty && !place.isFolder {
+            if kept.isEmpty && !place.isFolder && !place.isMisnamed {
                 warnings.append(SourceError(file: place.path, reason: reason + "; left out"))
                 continue
             }

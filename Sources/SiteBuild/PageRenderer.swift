@@ -847,7 +847,9 @@ struct PageRenderer {
             let path = relative.isEmpty ? name : relative + "/" + name
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-                if !name.hasPrefix(".") { warnings.append(SourceError(file: label + "/" + path, reason: "is a link to nothing; left out")) }
+                // Foundation lists a name that is not UTF-8 with replacement characters, under which it is not found.
+                let reason = name.contains("\u{FFFD}") && !Self.isLink(url) ? "has a name that is not UTF-8 text; rename it" : "is a link to nothing"
+                if !name.hasPrefix(".") { warnings.append(SourceError(file: label + "/" + path, reason: reason + "; left out")) }
                 continue
             }
             guard keep(name, url, isFolder.boolValue) else { continue }
@@ -890,6 +892,12 @@ struct PageRenderer {
     }
 
     /// Where the link at `url` leads in the end, resolved whole; nil when `url` is no link.
+    /// Whether there is a symbolic link at `url` (whatever it leads to).
+    private static func isLink(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+    }
+
     private static func linkTarget(_ url: URL) -> String? {
         var status = stat()
         guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }

@@ -20,6 +20,26 @@ struct SourceGlob {
         let path: String
         let reason: String
         let isFolder: Bool
+        /// A name that is not UTF-8 (a file from an old archive, `caf\xE9.md`): sitegen cannot name its
+        /// records' sources, so the build fails until it is renamed, new or not.
+        var isMisnamed = false
+    }
+
+    /// A file name's bytes as text, each byte that is not part of UTF-8 written as `\xE9`.
+    static func shownName(_ bytes: [UInt8]) -> String {
+        var shown = "", index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length = lead < 0x80 ? 1 : (0xC2...0xDF).contains(lead) ? 2 : (0xE0...0xEF).contains(lead) ? 3 : (0xF0...0xF4).contains(lead) ? 4 : 0
+            if length > 0, index + length <= bytes.count, let text = String(validating: bytes[index..<index + length], as: UTF8.self) {
+                shown += text
+                index += length
+            } else {
+                shown += "\\x" + String(lead, radix: 16, uppercase: true)
+                index += 1
+            }
+        }
+        return shown
     }
 
     /// Where the source file `path` (relative to the site at `rootPath`, or absolute) is on the disk.
@@ -208,10 +228,21 @@ struct SourceGlob {
         defer { closedir(folder) }
         var candidates: [(name: String, path: String, unknown: Bool)] = []
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            let type = Int32(entry.pointee.d_type)
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                // Decoded with replacement characters, the name was a file that could not be found: its records
+                // were left out without a word.
+                let shown = Self.shownName(bytes)
+                let path = relative.isEmpty ? shown : relative == "/" ? "/" + shown : relative + "/" + shown
+                let isFolder = type == Int32(DT_DIR)
+                if !shown.hasPrefix("."), isFolder ? couldHoldMatches(path, glob: glob, flags: flags) : fnmatch(glob, path, flags) == 0 {
+                    unreadable.append(Unreadable(path: path, reason: "has a name that is not UTF-8 text; rename it", isFolder: isFolder, isMisnamed: true))
+                }
+                continue
+            }
             guard !name.hasPrefix(".") else { continue }
             let path = relative.isEmpty ? name : relative == "/" ? "/" + name : relative + "/" + name
-            let type = Int32(entry.pointee.d_type)
             if type == Int32(DT_DIR) {
                 walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
                 continue

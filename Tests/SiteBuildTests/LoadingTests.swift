@@ -890,6 +890,27 @@ final class LoadingTests: XCTestCase {
                        "the same key in two files fails, as it does twice in one file: \(twoFiles.problems)")
     }
 
+    /// A file from an old archive named in Latin-1 (`caf\xE9.md`) was left out without a word, and the build
+    /// succeeded without its record; a static file so named was called a link to nothing.
+    func testAFileWhoseNameIsNotUTF8FailsTheBuildByName() throws {
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("notes"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("static"), withIntermediateDirectories: true)
+        try write("sitegen.yml", Self.notesSite)
+        try write("notes/a.md", "---\nday: 2024-01-01\n---\nA\n")
+        for name in ["notes/caf\u{E9}.md", "static/r\u{E9}sum\u{E9}.pdf"] {
+            let bytes = (site.path + "/").utf8.map { CChar(bitPattern: $0) } + name.unicodeScalars.map { CChar(bitPattern: UInt8($0.value)) } + [0]
+            let descriptor = open(bytes, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            XCTAssertGreaterThanOrEqual(descriptor, 0)
+            close(descriptor)
+        }
+        let summary = try build()
+        XCTAssertFalse(summary.succeeded)
+        XCTAssertEqual(summary.problems.map(\.description), [#"notes/caf\xE9.md: has a name that is not UTF-8 text; rename it"#])
+        XCTAssertEqual(summary.warnings.map(\.description).filter { $0.hasPrefix("static/") },
+                       ["static/r\u{FFFD}sum\u{FFFD}.pdf: has a name that is not UTF-8 text; rename it; left out"])
+        XCTAssertEqual(try page("index.html"), "a;", "the other note is published")
+    }
+
     func testChangingACollectionsKeyReadsItsSourcesAgain() throws {
         _ = try build()
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
