@@ -99,8 +99,10 @@ public struct FeedSource: Source {
             }
             // A folder's index page is named by the folder.
             if let last = segments.last, ["index", "default"].contains(last.lowercased()) { segments.removeLast() }
-            let query = (components?.queryItems ?? []).compactMap(\.value).filter { !$0.isEmpty }
-            guard let name = segments.last(where: { !$0.isEmpty }) else {
+            let query = (components?.queryItems ?? []).compactMap(\.value).filter(Self.namesSomething)
+            // A segment without a letter or digit (`/🎉`, `/..`, a zero-width space) makes no page name: every
+            // such item of a feed was `untitled`, and the build failed on a feed its owner cannot change.
+            guard let name = segments.last(where: Self.namesSomething) else {
                 if !query.isEmpty { return query.joined(separator: "-") }
                 continue
             }
@@ -108,6 +110,11 @@ public struct FeedSource: Source {
             if !["item", "post"].contains(name.lowercased()) { return name }
         }
         return item.id
+    }
+
+    /// Whether `text` has a letter or digit, which is what a page name keeps of it.
+    private static func namesSomething(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
     }
 
     /// Whether `link` leads to a page: an `http`, `https` or `ftp` address, or a relative one (a

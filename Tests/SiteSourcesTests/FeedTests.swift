@@ -92,12 +92,15 @@ final class FeedTests: XCTestCase {
     func testAnItemsSlugIsItsLinksLastSegmentWithItsQueryAndWithoutAPageExtension() throws {
         let links = ["https://www.youtube.com/watch?v=abc", "https://www.youtube.com/watch?v=def", "https://e.com/article.php?id=7",
                      "https://github.com/o/r/releases/tag/v1.2.3", "https://e.com/2024/01/hello/index.html",
-                     "https://news.example.org/2024/2024-02-20-farmers.html", "https://e.com/?p=42", "https://e.com/post"]
+                     "https://news.example.org/2024/2024-02-20-farmers.html", "https://e.com/?p=42", "https://e.com/post",
+                     // No letter or digit to name a page by: the id names it (these made `untitled`, and a clash).
+                     "https://party.example/%F0%9F%8E%89", "https://party.example/%E2%80%8B", "https://party.example/..", "https://e.com/x?q=%F0%9F%8D%95"]
         let rss = "<rss version=\"2.0\"><channel><title>F</title>"
             + links.enumerated().map { "<item><guid isPermaLink=\"false\">g\($0.offset)</guid><link>\($0.element.replacingOccurrences(of: "&", with: "&amp;"))</link></item>" }.joined()
             + "</channel></rss>"
         let records = try FeedSource(url: URL(fileURLWithPath: "/dev/null"), displayName: "f.xml").read(Data(rss.utf8)).records
-        XCTAssertEqual(records.map { $0.fields["slug"] }, ["watch-abc", "watch-def", "article-7", "v1.2.3", "hello", "2024-02-20-farmers", "42", "g7"]
+        XCTAssertEqual(records.map { $0.fields["slug"] }, ["watch-abc", "watch-def", "article-7", "v1.2.3", "hello", "2024-02-20-farmers", "42", "g7",
+                                                           "g8", "g9", "g10", "x"]
             .map { FieldValue.text($0) })
     }
 
