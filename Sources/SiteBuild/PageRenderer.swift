@@ -735,7 +735,10 @@ struct PageRenderer {
 
     /// The file an alias is published as: `old/hello/index.html` for `/old/hello/` (or `/old/hello`), the
     /// file itself for `/2024/01/hello.html`; nil for what is no path on the site (`..`, a query, a web address).
-    static func aliasFile(_ alias: String) -> String? {
+    /// An address copied from a browser or an export is percent-encoded (`/2019/%C3%A9t%C3%A9.html`): servers
+    /// decode a request before they look for its file, so the file is named by the decoded path.
+    static func aliasFile(_ written: String) -> String? {
+        guard let alias = written.contains("%") ? written.removingPercentEncoding : written else { return nil }
         let parts = alias.split(separator: "/")
         // A control character (NUL above all: a C path ends there, so `/index.html\0/` would be the home page).
         guard !parts.isEmpty, !alias.contains("://"), !alias.contains(where: { "?#\\".contains($0) || $0.isNewline }),

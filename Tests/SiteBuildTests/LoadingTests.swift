@@ -1562,14 +1562,18 @@ final class LoadingTests: XCTestCase {
             fm.contents(atPath: site.appendingPathComponent("output/" + path).path).map { String(decoding: $0, as: UTF8.self) }
         }
         let long = String(repeating: "a", count: 300)
-        try write("posts/b.md", "---\ntitle: B\naliases: [\"/index.html\\u0000/\", \"/sitemap.xml\\u0000/\", /404.html, /\(long)/, /fine/]\n---\nB\n")
+        try write("posts/b.md", "---\ntitle: B\naliases: [\"/index.html\\u0000/\", \"/sitemap.xml\\u0000/\", /404.html, /\(long)/, /fine/, "
+                  + "/2019/%C3%A9t%C3%A9.html, /old/hello%20world/, /%2e%2e/x/, /caf%E9/, /a%00/]\n---\nB\n")
         let summary = try build()
-        XCTAssertEqual(summary.problems.map(\.description).sorted(), [
+        XCTAssertEqual(summary.problems.map(\.description).sorted(), ([
             "posts/b.md: alias '/404.html' would replace the site's own /404.html",
             "posts/b.md: alias '/\(long)/' has a name of 300 bytes, longer than the 255 a file system takes",
             "posts/b.md: alias '/index.html\\u{0}/' is not a path on the site, such as /2024/01/hello.html or /old/hello/",
             "posts/b.md: alias '/sitemap.xml\\u{0}/' is not a path on the site, such as /2024/01/hello.html or /old/hello/",
-        ])
+        ] + ["/%2e%2e/x/", "/a%00/", "/caf%E9/"].map { "posts/b.md: alias '\($0)' is not a path on the site, such as /2024/01/hello.html or /old/hello/" }).sorted())
+        // Percent-encoded, as a browser shows an address: published where a server looks for the decoded path.
+        XCTAssertNotNil(output("2019/\u{E9}t\u{E9}.html"))
+        XCTAssertNotNil(output("old/hello world/index.html"))
         XCTAssertEqual(output("index.html"), "A;B;")
         XCTAssertTrue(try XCTUnwrap(output("sitemap.xml")).hasPrefix("<?xml"))
         XCTAssertEqual(output("404.html"), "not here")
