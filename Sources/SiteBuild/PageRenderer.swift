@@ -181,7 +181,8 @@ struct PageRenderer {
             if let first {
                 warnings.append(SourceError(file: "sitegen.yml", line: (listing.marks["section"] ?? listing.marks["taxonomy"] ?? listing.marks[""])?.line, reason:
                     "listing '\(listing.name)': sections '\(first)' and '\(info.name)' make the same slug; '\(info.name)' is at "
-                    + "\(listing.path.replacingOccurrences(of: "{section}", with: slug)), an address that changes if a section before it takes that slug"))
+                    + "\(listing.path.replacingOccurrences(of: "{section}", with: slug)), an address that changes if a section before it takes that slug, "
+                    + "and links made with {{slug(…)}} lead to '\(first)'"))
             }
             let basePath = listing.path.replacingOccurrences(of: "{section}", with: slug)
             let summary: [String: Any] = [

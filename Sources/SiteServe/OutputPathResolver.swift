@@ -41,12 +41,23 @@ public struct OutputPathResolver: Sendable {
             return .notFound
         }
         guard basePath != "/" else { return resolve(sitePath: rawPath, query: query) }
-        if rawPath.hasPrefix(basePath) {
-            return resolve(sitePath: "/" + rawPath.dropFirst(basePath.count), query: query, prefix: String(basePath.dropLast()))
+        if let rest = remainder(afterBaseOf: rawPath) {
+            return resolve(sitePath: "/" + rest, query: query, prefix: String(basePath.dropLast()))
         }
         // The server's root and the base without its slash lead to the site's home page.
-        if rawPath == "/" || rawPath + "/" == basePath { return .redirect(location: basePath + (query.isEmpty ? "" : "?" + query)) }
+        if rawPath == "/" || remainder(afterBaseOf: rawPath + "/") == "" { return .redirect(location: basePath + (query.isEmpty ? "" : "?" + query)) }
         return .notFound
+    }
+
+    /// The part of `rawPath` after the base path, or nil when it is not under it. Segments are compared
+    /// decoded: `%e6%97%a5` is `%E6%97%A5` (RFC 3986 makes the hex digits' case no matter) and `é` is `%C3%A9`.
+    private func remainder(afterBaseOf rawPath: String) -> Substring? {
+        var rest = Substring(rawPath.dropFirst())
+        for segment in basePath.split(separator: "/") {
+            guard let slash = rest.firstIndex(of: "/"), rest[..<slash].removingPercentEncoding == segment.removingPercentEncoding else { return nil }
+            rest = rest[rest.index(after: slash)...]
+        }
+        return rest
     }
 
     /// What `rawPath`, a path of the site under its base path (`prefix`, for redirects), names.

@@ -1721,7 +1721,7 @@ final class LoadingTests: XCTestCase {
         XCTAssertTrue(first.succeeded, "\(first.problems)")
         XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/tags/index.html"), encoding: .utf8), "C#=/tags/c/;C++=/tags/c-2/;")
         XCTAssertEqual(first.warnings.filter { $0.reason.contains("slug") }.map(\.description), [
-            "sitegen.yml:17: listing 'bytag': sections 'C#' and 'C++' make the same slug; 'C++' is at /tags/c-2/, an address that changes if a section before it takes that slug",
+            "sitegen.yml:17: listing 'bytag': sections 'C#' and 'C++' make the same slug; 'C++' is at /tags/c-2/, an address that changes if a section before it takes that slug, and links made with {{slug(…)}} lead to 'C#'",
         ])
         try write("data/banks.csv", "cert,name,closed,tags\n1,Alpha,2024-01-01,C#; C++\n2,Beta,2024-02-01,C#\n3,Gamma,2024-03-01,C\n")
         let second = try build()

@@ -195,6 +195,13 @@ final class ServeSafetyTests: XCTestCase {
         blog.basePath = "news"
         XCTAssertEqual(try get("/news/banks/10538/").status, 200, "a build that changed baseURL's path moves the site")
         XCTAssertEqual(try get("/blog/").status, 404)
+        // A base path outside ASCII, as baseURL encodes it: the hex digits' case is no matter (RFC 3986).
+        blog.basePath = "/%E6%97%A5/"
+        for target in ["/%E6%97%A5/banks/10538/", "/%e6%97%a5/banks/10538/"] {
+            XCTAssertEqual(try get(target).status, 200, target)
+        }
+        XCTAssertEqual(try get("/%e6%97%a5").headers["location"], "/%E6%97%A5/")
+        XCTAssertEqual(try get("/%E6%97%A6/banks/10538/").status, 404)
     }
 
     func testTheSitesOwn404PageIsOptional() throws {
