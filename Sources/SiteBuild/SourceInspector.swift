@@ -127,6 +127,9 @@ public struct SourceInspector {
         -> (report: JSONValue, usable: Bool)
     {
         var rows: [JSONValue] = []
+        if let head = FileHandle(forReadingAtPath: url.path).flatMap({ try? $0.read(upToCount: 64) }), isUTF16(Array(head)) {
+            throw SourceError(file: display, line: 1, reason: "is UTF-16 text, not UTF-8; save the file as UTF-8")
+        }
         switch kind {
         case .csv:
             let (header, data) = try CSVReader(file: display).read(String(decoding: Data(contentsOf: url), as: UTF8.self))

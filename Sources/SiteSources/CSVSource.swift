@@ -22,6 +22,7 @@ public struct CSVSource: Source {
     /// Reads every row as a typed record, a chunk at a time; a malformed file, a mistyped value or a
     /// repeated key fails it.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        try rejectUTF16(input)
         var reader = CSVReader(file: displayName)
         var typer: RowTyper?
         var warnings: [SourceError] = []

@@ -23,6 +23,10 @@ public struct FeedParser {
     public func parse(_ data: Data) throws(SourceError) -> FeedDocument {
         let firstByte = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         if firstByte == UInt8(ascii: "{") { return try JSONFeedParser(file: file).parse(data) }
+        // XML may be UTF-16, and is decoded so below; JSON may not (RFC 8259), and was reported as bad XML.
+        if isUTF16(Array(data.prefix(64))), data.first(where: { ![0x00, 0xFF, 0xFE, 0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+            throw SourceError(file: file, line: 1, reason: "is UTF-16 text, not UTF-8; save the file as UTF-8")
+        }
         var utf8 = XMLEncoding.utf8(data)
         var encodingWarning: SourceError?
         // Bytes that are not the UTF-8 they claim to be: read as Windows-1252, as browsers and feed readers

@@ -16,6 +16,7 @@ struct JSONFeedParser {
     /// holds no items). Whether it is a JSON Feed at all is known only at the end (`version` may come
     /// last), so a caller keeps the items only when this returns.
     func parse(_ input: inout SourceInput, emit: (FeedItem) throws(SourceError) -> Void) throws(SourceError) -> FeedDocument {
+        try rejectUTF16(input)
         var version: String?, title: String?, link: String?
         var warnings: [SourceError] = []
         var reader = JSONStreamReader(layout: .object(streamedMember: "items"))

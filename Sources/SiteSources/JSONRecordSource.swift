@@ -33,6 +33,7 @@ public struct JSONRecordSource: Source {
     /// Reads every object as a typed record (NDJSON a chunk at a time); bad JSON, a mistyped value or a
     /// repeated key fails the file.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        try rejectUTF16(input)
         var keyLines = KeyLines()
         // The file fails at its first bad record; the ones after it are still checked, not stored, so that
         // the next few problems are reported with it.

@@ -52,6 +52,7 @@ public struct MarkdownSource: Source {
 
     /// Reads the file as one record keyed by its name; undeclared front matter keys are warned about.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        try rejectUTF16(input)
         let text = try decodeText(input.readAll(), displayName: displayName)
         let document = try FrontMatterDocument(parsing: text, file: displayName)
         // A draft is not published: no record, so no page, no place in a listing, no neighbour (and a draft

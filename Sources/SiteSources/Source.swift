@@ -58,6 +58,23 @@ struct KeyLines {
     }
 }
 
+/// Fails a file of UTF-16 text (Windows' "Unicode text"), which every reader but XML's would otherwise
+/// report as a first character or column it does not expect.
+func rejectUTF16(_ input: borrowing SourceInput) throws(SourceError) {
+    guard isUTF16(input.head) else { return }
+    throw SourceError(file: input.displayName, line: 1, reason: "is UTF-16 text, not UTF-8; save the file as UTF-8")
+}
+
+/// Whether `head`, a file's first bytes, is UTF-16: a byte order mark, or text with a NUL byte on one side
+/// of every pair and none on the other (ASCII in UTF-16 without a mark, either byte order).
+public func isUTF16(_ head: [UInt8]) -> Bool {
+    if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) { return true }
+    let pairs = head.count / 2
+    guard pairs >= 2 else { return false }
+    let evenNUL = (0..<pairs).map { head[2 * $0] == 0 }, oddNUL = (0..<pairs).map { head[2 * $0 + 1] == 0 }
+    return evenNUL.allSatisfy { $0 } && !oddNUL.contains(true) || oddNUL.allSatisfy { $0 } && !evenNUL.contains(true)
+}
+
 /// A source file's bytes as text, which must be UTF-8.
 func decodeText(_ data: Data, displayName: String) throws(SourceError) -> String {
     guard let text = String(data: data, encoding: .utf8) else {

@@ -53,6 +53,18 @@ public struct SourceInput: ~Copyable {
         return nil
     }
 
+    /// The first bytes (up to 64), read without moving through the file: what its encoding is seen by.
+    public var head: [UInt8] {
+        switch storage {
+        case .memory(let data):
+            return Array(data.prefix(64))
+        case .file(let descriptor):
+            var bytes = [UInt8](repeating: 0, count: 64)
+            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 64, 0) }
+            return Array(bytes.prefix(max(0, count)))
+        }
+    }
+
     deinit {
         if case .file(let descriptor) = storage { close(descriptor) }
     }

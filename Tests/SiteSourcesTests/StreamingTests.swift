@@ -104,6 +104,33 @@ final class StreamingTests: XCTestCase {
         }
     }
 
+    /// UTF-16 without a byte order mark, and JSON, NDJSON or a JSON Feed in UTF-16 with or without one, were
+    /// reported as a bad first character or a header of spaced-out letters (`n a m e`).
+    func testUTF16InEveryFormatIsNamedAsThat() throws {
+        let expected = "is UTF-16 text, not UTF-8; save the file as UTF-8"
+        func utf16(_ text: String, bigEndian: Bool = false, mark: Bool = false) -> Data {
+            let body = text.data(using: bigEndian ? .utf16BigEndian : .utf16LittleEndian)!
+            return mark ? Data(bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]) + body : body
+        }
+        let csv = CSVSource(url: folder.appendingPathComponent("x.csv"), displayName: "x.csv", key: "name", fields: [("name", .text), ("city", .text)])
+        let ndjson = JSONRecordSource(url: folder.appendingPathComponent("x.ndjson"), displayName: "x.ndjson", layout: .lines, key: "id", fields: [("id", .integer)])
+        let json = JSONRecordSource(url: folder.appendingPathComponent("x.json"), displayName: "x.json", layout: .array, key: "id", fields: [("id", .integer)])
+        let cases: [(String, () throws -> Void)] = [
+            ("x.csv", { _ = try csv.read(utf16("name,city\nA,B\n")) }),
+            ("x.csv", { _ = try csv.read(utf16("name,city\nA,B\n", bigEndian: true)) }),
+            ("x.ndjson", { _ = try ndjson.read(utf16("{\"id\": 1}\n", bigEndian: true)) }),
+            ("x.json", { _ = try json.read(utf16("[{\"id\": 1}]", mark: true)) }),
+            ("f.json", { _ = try FeedParser(file: "f.json").parse(utf16(#"{"version": "https://jsonfeed.org/version/1.1", "title": "J", "items": []}"#, mark: true)) }),
+        ]
+        for (file, read) in cases {
+            XCTAssertThrowsError(try read(), file) { XCTAssertEqual(($0 as? SourceError)?.description, "\(file):1: \(expected)") }
+        }
+        // UTF-8 that merely holds a NUL is not taken for UTF-16, nor is a UTF-16 XML feed refused: XML may be UTF-16.
+        XCTAssertEqual(try csv.read(Data("name,city\nA\u{0}x,B\n".utf8)).records.count, 1)
+        let rss = #"<?xml version="1.0" encoding="UTF-16"?><rss version="2.0"><channel><title>T</title><item><guid>g</guid><title>A</title></item></channel></rss>"#
+        XCTAssertEqual(try FeedParser(file: "f.xml").parse(utf16(rss, mark: true)).items.count, 1)
+    }
+
     /// The parts of `text` as `JSONStreamReader` hands them over when fed in `pieces`, or the error.
     private func parts(_ text: String, layout: JSONStreamReader.Layout, pieces: [[UInt8]]) -> Result<[String], SourceError> {
         var reader = JSONStreamReader(layout: layout)
