@@ -98,7 +98,7 @@ struct CollectionLoader {
     /// The collection's files and sources to load, from every source's status or, when `changedOnly` and
     /// they suffice, from the changed paths alone.
     private func plan(of collection: CollectionConfig, changedOnly: Bool) throws -> CollectionPlan {
-        let schema = Self.schema(for: collection, listings: config.listings)
+        let schema = Self.schema(for: collection, listings: config.listings, timeZone: config.timeZone)
         // Feeds are read all together when one changed, and are few: they are always looked at whole.
         if changedOnly, collection.kind != .feed, let changed = try changedFiles(of: collection) {
             return CollectionPlan(collection: collection, schema: schema, files: changed.files, unchangedFiles: [],
@@ -664,18 +664,26 @@ struct CollectionLoader {
     /// The source that reads `file`, whose full path is `path` when the caller has made it already.
     private func source(for collection: CollectionConfig, file: String, at path: String? = nil) -> any Source {
         switch collection.kind {
-        case .csv: return CSVSource(url: url(of: file), displayName: file, key: collection.key!, fields: collection.fields)
-        case .json: return JSONRecordSource(url: url(of: file), displayName: file, layout: .array, key: collection.key!, fields: collection.fields)
-        case .ndjson: return JSONRecordSource(url: url(of: file), displayName: file, layout: .lines, key: collection.key!, fields: collection.fields)
+        case .csv:
+            var source = CSVSource(url: url(of: file), displayName: file, key: collection.key!, fields: collection.fields)
+            source.timeZone = config.timeZone
+            return source
+        case .json, .ndjson:
+            var source = JSONRecordSource(url: url(of: file), displayName: file, layout: collection.kind == .json ? .array : .lines,
+                                          key: collection.key!, fields: collection.fields)
+            source.timeZone = config.timeZone
+            return source
         case .feed: return FeedSource(url: url(of: file), displayName: file)
         case .markdown:
             // A file per record: no URL made per file (a tenth of the read-ahead thread's time, decisions.md 23).
-            return MarkdownSource(path: path ?? url(of: file).path, displayName: file, fields: collection.fields)
+            var source = MarkdownSource(path: path ?? url(of: file).path, displayName: file, fields: collection.fields)
+            source.timeZone = config.timeZone
+            return source
         }
     }
 
     /// The table for a collection: a column per field, indexes for the fields its listings sort on first.
-    static func schema(for collection: CollectionConfig, listings: [ListingConfig]) -> CollectionSchema {
+    static func schema(for collection: CollectionConfig, listings: [ListingConfig], timeZone: TimeZone? = nil) -> CollectionSchema {
         let columns = collection.fields.map { field -> (String, CollectionSchema.ColumnType) in
             switch field.type {
             case .integer, .bool: return (field.name, .integer)
@@ -697,8 +705,10 @@ struct CollectionLoader {
         // Text, date and datetime fields are all text columns, but a value is read (and checked) by its field's
         // type: a type changed must read every file again, as a clean build would.
         let types = collection.fields.map { "\($0.name):\($0.type)" }.joined(separator: ",")
+        // A datetime written without an offset is read in the site's zone: another zone, other values.
+        let zone = collection.kind != .feed && collection.fields.contains { $0.type == .datetime } ? timeZone.map { " zone=\($0.identifier)" } ?? "" : ""
         return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed,
-                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)")
+                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)\(zone)")
     }
 
     static func storedRow(_ record: Record, schema: CollectionSchema) -> StoredRow {

@@ -10,6 +10,8 @@ public struct CSVSource: Source {
     public let key: String
     /// Declared columns and their types; header columns not declared are ignored with a warning.
     public let fields: [(name: String, type: FieldType)]
+    /// The zone of a datetime written without an offset (the site's `timeZone`); UTC when nil.
+    public var timeZone: TimeZone?
 
     /// Reads `url`, keyed by column `key`, typing the declared `fields`.
     public init(url: URL, displayName: String, key: String, fields: [(name: String, type: FieldType)]) {
@@ -115,7 +117,7 @@ public struct CSVSource: Source {
             var values: [String: FieldValue] = [:]
             for (name, type, index) in columns {
                 do {
-                    values[name] = try type.value(from: row.fields[index])
+                    values[name] = try type.value(from: row.fields[index], zone: source.timeZone)
                 } catch {
                     throw SourceError(file: file, line: row.line,
                                       reason: "column '\(name)': expected \(error.expected), found '\(error.found)'")

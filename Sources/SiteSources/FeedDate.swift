@@ -5,12 +5,19 @@ import Foundation
 /// Parsing is by hand rather than with `DateFormatter`: it is locale-free, an order of magnitude faster,
 /// and accepts what real feeds write (two-digit years, missing seconds, named zones, a missing day name).
 public enum FeedDate {
-    /// The instant `text` names, or `nil` when it is not a date sitegen recognises.
-    public static func parse(_ text: String) -> Date? {
+    /// The instant `text` names, or `nil` when it is not a date sitegen recognises. A date or time written
+    /// without an offset (`2024-03-10`, `2024-03-10 20:30`) is one in `localZone`, as Hugo reads front matter
+    /// in its `timeZone`; in UTC when there is none.
+    public static func parse(_ text: String, localZone: TimeZone? = nil) -> Date? {
         let trimmed = String(text.trimmingBlanks(newlines: true))
         guard let first = trimmed.first else { return nil }
-        return first.isNumber && trimmed.count >= 10 && trimmed.dropFirst(4).first == "-"
-            ? parseRFC3339(trimmed) : parseRFC822(trimmed)
+        guard let (date, hasOffset) = first.isNumber && trimmed.count >= 10 && trimmed.dropFirst(4).first == "-"
+            ? parseRFC3339(trimmed) : parseRFC822(trimmed) else { return nil }
+        guard !hasOffset, let localZone else { return date }
+        // The wall time read as UTC, moved by the zone's offset at that instant; the offset is looked up
+        // again at the moved instant, which is the right one but for the hour a clock change repeats or skips.
+        let guess = date.addingTimeInterval(-Double(localZone.secondsFromGMT(for: date)))
+        return date.addingTimeInterval(-Double(localZone.secondsFromGMT(for: guess)))
     }
 
     /// `2024-05-03T14:00:00Z`: RFC 3339 in UTC, whole seconds.
@@ -32,7 +39,7 @@ public enum FeedDate {
     }
 
     // 2024-05-03T14:00:00Z, 2024-05-03T14:00:00.123+02:00, 2024-05-03 14:00:00, 2024-05-03
-    private static func parseRFC3339(_ text: String) -> Date? {
+    private static func parseRFC3339(_ text: String) -> (Date, hasOffset: Bool)? {
         let scalars = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= scalars.count else { return nil }
@@ -68,17 +75,18 @@ public enum FeedDate {
                 }
             }
         }
-        var offset = 0
+        var offset = 0, hasOffset = false
         if index < scalars.count {
             let zone = String(String(decoding: scalars[index...], as: UTF8.self).trimmingBlanks())
             guard let parsed = zoneOffset(zone) else { return nil }
             offset = parsed
+            hasOffset = true
         }
-        return makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+        return makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset).map { ($0, hasOffset) }
     }
 
     // Fri, 03 May 2024 14:00:00 GMT; 3 May 24 14:00 +0200; Fri, 3 May 2024 14:00:00 EST
-    private static func parseRFC822(_ text: String) -> Date? {
+    private static func parseRFC822(_ text: String) -> (Date, hasOffset: Bool)? {
         var tokens = text.replacingOccurrences(of: ",", with: " ").split(separator: " ").map(String.init)
         // A leading day name (possibly misspelled) says nothing the date does not; no day name starts like a month.
         if let first = tokens.first, first.first?.isLetter == true, monthNumber(first) == nil {
@@ -106,7 +114,7 @@ public enum FeedDate {
             guard let parsed = zoneOffset(tokens[4]) else { return nil }
             offset = parsed
         }
-        return makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+        return makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset).map { ($0, tokens.count >= 5) }
     }
 
     /// Seconds east of UTC for `Z`, `+02:00`, `-0500`, `GMT`, `EST` and the other RFC 822 zone names.

@@ -6,8 +6,9 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
     /// Several texts; in CSV separated by `;`.
     case list
 
-    /// Converts `raw` text to this type; an empty string is null. Throws a reason when it does not fit.
-    public func value(from raw: String) throws(FieldTypeMismatch) -> FieldValue {
+    /// Converts `raw` text to this type; an empty string is null. Throws a reason when it does not fit. A
+    /// datetime written without an offset is one in `zone` (UTC when nil).
+    public func value(from raw: String, zone: TimeZone? = nil) throws(FieldTypeMismatch) -> FieldValue {
         // Blank is null; found without trimming (a body of kilobytes stops at its first character).
         if raw.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) { return .null }
         if self == .text { return .text(raw) }
@@ -40,7 +41,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
             }
             return .text(date.iso8601)
         case .datetime:
-            guard let date = FeedDate.parse(trimmed) else {
+            guard let date = FeedDate.parse(trimmed, localZone: zone) else {
                 throw FieldTypeMismatch(expected: "a date and time (RFC 3339 or RFC 822)", found: raw)
             }
             return .text(FeedDate.rfc3339(date))

@@ -20,6 +20,8 @@ public struct JSONRecordSource: Source {
     public let key: String
     /// Declared fields and their types; other members are ignored.
     public let fields: [(name: String, type: FieldType)]
+    /// The zone of a datetime written without an offset (the site's `timeZone`); UTC when nil.
+    public var timeZone: TimeZone?
 
     /// Reads `url` in `layout`, keyed by `key`, typing the declared `fields`.
     public init(url: URL, displayName: String, layout: Layout, key: String, fields: [(name: String, type: FieldType)]) {
@@ -134,7 +136,7 @@ public struct JSONRecordSource: Source {
             default:
                 guard let raw = member.scalarText else { values[name] = .null; continue }
                 do {
-                    values[name] = try type.value(from: raw)
+                    values[name] = try type.value(from: raw, zone: timeZone)
                 } catch {
                     throw SourceError(file: displayName, line: line, reason: "field '\(name)': expected \(error.expected), found '\(error.found)'")
                 }

@@ -9,6 +9,8 @@ public struct MarkdownSource: Source {
     public let displayName: String
     /// Declared fields (from front matter) and their types; `body`, `slug` and `title` are filled by sitegen.
     public let fields: [(name: String, type: FieldType)]
+    /// The zone of a datetime written without an offset (the site's `timeZone`); UTC when nil.
+    public var timeZone: TimeZone?
 
     /// Reads the Markdown file at `url`, typing the declared front matter `fields`.
     public init(url: URL, displayName: String, fields: [(name: String, type: FieldType)]) {
@@ -68,7 +70,7 @@ public struct MarkdownSource: Source {
             case ("title", nil): values[name] = .text(slug)
             case (_, .text(let raw)?):
                 do {
-                    values[name] = try type.value(from: raw)
+                    values[name] = try type.value(from: raw, zone: timeZone)
                 } catch {
                     throw SourceError(file: displayName, line: document.line(of: name),
                                       reason: "front matter '\(name)': expected \(error.expected), found '\(error.found)'")

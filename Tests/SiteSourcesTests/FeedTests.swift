@@ -22,6 +22,21 @@ final class FeedTests: XCTestCase {
         XCTAssertNil(FeedDate.parse("yesterday"))
     }
 
+    /// With `timeZone: America/New_York`, `date: 2024-03-10` was midnight UTC, shown as 9 March there: a date
+    /// or time written without an offset is the site's own, as Hugo reads it; one with an offset stays as it is.
+    func testADateWithoutAnOffsetIsOneInTheSitesZone() throws {
+        let york = try XCTUnwrap(TimeZone(identifier: "America/New_York"))
+        let cases = [("2024-03-10", "2024-03-10T05:00:00Z"), ("2024-03-10 20:30:00", "2024-03-11T00:30:00Z"),  // after the clocks went forward
+                     ("2024-07-01T12:00", "2024-07-01T16:00:00Z"), ("1 Jul 2024 12:00", "2024-07-01T16:00:00Z"),
+                     ("2024-07-01T12:00:00Z", "2024-07-01T12:00:00Z"), ("2024-07-01T12:00:00+02:00", "2024-07-01T10:00:00Z"),
+                     ("Mon, 01 Jul 2024 12:00:00 GMT", "2024-07-01T12:00:00Z")]
+        for (written, instant) in cases {
+            XCTAssertEqual(FeedDate.parse(written, localZone: york).map(FeedDate.rfc3339), instant, written)
+            XCTAssertEqual(try FieldType.datetime.value(from: written, zone: york), .text(instant), written)
+        }
+        XCTAssertEqual(try FieldType.datetime.value(from: "2024-03-10"), .text("2024-03-10T00:00:00Z"), "UTC without a zone")
+    }
+
     func testRSSItemsKeepGuidPubDateAndEncodedContent() throws {
         let guid = try fixture("item_guid_not_permalink.xml")
         XCTAssertEqual(guid.kind, .rss20)
