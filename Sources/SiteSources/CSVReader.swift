@@ -191,6 +191,13 @@ public struct CSVReader {
                     quoteStart = (line, column)
                 default:
                     if fieldWasQuoted {
+                        // A field that ran over lines to a quote that reads as its closing one was most likely
+                        // never closed where it opened: that line is the one to fix.
+                        if quoteStart.line != line {
+                            throw SourceError(file: file, line: quoteStart.line, column: quoteStart.column,
+                                              reason: "a quoted field opens here and runs to line \(line), where text follows the quote that closes it; "
+                                                  + "is its closing quote (\") missing?")
+                        }
                         throw SourceError(file: file, line: line, column: column,
                                           reason: "text after a closing quote; expected a comma or the end of the line")
                     }

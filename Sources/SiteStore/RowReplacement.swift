@@ -8,7 +8,7 @@ public final class RowReplacement {
     private let store: SiteStore
     private let source: String
     private let statements: RowStatements
-    private var existing: [String: (id: Int64, hash: Int64)] = [:]
+    private var existing: [String: (id: Int64, hash: Int64, line: Int64)] = [:]
     private var changes = Changeset.TableChanges()
     private let lists: ListItemWriter
     private var arguments: [DatabaseValue] = []
@@ -25,9 +25,9 @@ public final class RowReplacement {
         self.source = source
         self.statements = statements
         self.fingerprint = fingerprint
-        var existing: [String: (id: Int64, hash: Int64)] = [:]
+        var existing: [String: (id: Int64, hash: Int64, line: Int64)] = [:]
         try statements.selectExisting.forEachRow([.text(source)]) { row in
-            existing[row.string(at: 0) ?? ""] = (row.int64(at: 1), row.int64(at: 2))
+            existing[row.string(at: 0) ?? ""] = (row.int64(at: 1), row.int64(at: 2), row.int64(at: 3))
         }
         self.existing = existing
         rowCount = existing.count
@@ -43,7 +43,12 @@ public final class RowReplacement {
         }
         let database = store.database
         if let old = existing.removeValue(forKey: row.key) {
-            guard old.hash != row.contentHash else { return }
+            guard old.hash != row.contentHash else {
+                // Rows added or removed above it moved it: its messages (a key it refers to that is missing)
+                // name the line a clean build would, and no page changes.
+                if old.line != Int64(row.line) { try statements.updateLine.execute([.integer(Int64(row.line)), .integer(old.id)]) }
+                return
+            }
             arguments.removeAll(keepingCapacity: true)
             arguments += [.integer(Int64(row.line)), .integer(row.contentHash)]
             arguments += row.values
@@ -119,6 +124,7 @@ public final class RowStatements {
     let selectExisting: Statement
     let insert: Statement
     let update: Statement
+    let updateLine: Statement
     let delete: Statement
     let joinTables: [ListItemWriter.JoinTable]
 
@@ -127,7 +133,8 @@ public final class RowStatements {
         let table = quoteIdentifier(schema.table)
         let names = schema.columns.map { quoteIdentifier($0.name) }
         ids = try RowIDs(database: database, table: schema.table)
-        selectExisting = try database.makeStatement("SELECT _key, _id, _hash FROM \(table) WHERE _source = ?")
+        selectExisting = try database.makeStatement("SELECT _key, _id, _hash, _line FROM \(table) WHERE _source = ?")
+        updateLine = try database.makeStatement("UPDATE \(table) SET _line = ? WHERE _id = ?")
         insert = try database.makeStatement(
             "INSERT INTO \(table) (_id, _key, _source, _line, _hash" + names.map { ", " + $0 }.joined()
                 + ") VALUES (?, ?, ?, ?, ?" + String(repeating: ", ?", count: names.count) + ")")

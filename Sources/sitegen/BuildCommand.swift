@@ -111,20 +111,25 @@ struct BuildCommand: ParsableCommand {
     }
 }
 
-/// Writes a line to standard error, where messages go so that standard output stays the summary.
+/// Writes a line to standard error, where messages go so that standard output stays the summary. On a
+/// terminal the line starts by clearing the one the cursor is on: a progress line left without its end by
+/// work that stopped would otherwise run into the message (`… 1 s lefterror: …`).
 func printError(_ line: String, terminator: String = "\n") {
-    FileHandle.standardError.write(Data((line + terminator).utf8))
+    FileHandle.standardError.write(Data(((standardErrorIsTerminal ? "\r\u{1B}[K" : "") + line + terminator).utf8))
 }
+
+/// Whether standard error is a terminal, looked at once.
+let standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
 
 /// Shows load and render progress on standard error: one line rewritten in place on a terminal, a plain line every
 /// five seconds otherwise (a log file should not fill with carriage returns).
 final class ProgressLine {
-    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let isTerminal = standardErrorIsTerminal
     private var lastPlainLine = 0.0
 
     func show(_ line: String, elapsed: Double, finished: Bool, verb: String) {
         if isTerminal {
-            printError("\r\u{1B}[K" + verb + " " + line, terminator: finished ? "\n" : "")
+            printError(verb + " " + line, terminator: finished ? "\n" : "")
         } else if finished || elapsed - lastPlainLine >= 5 || elapsed < lastPlainLine {
             lastPlainLine = finished ? 0 : elapsed
             printError(verb + " " + line)

@@ -911,6 +911,18 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try page("index.html"), "a;", "the other note is published")
     }
 
+    /// Rows added above an unchanged row moved it down the file, but the store kept the line of its first
+    /// load: messages about it (a key it refers to that is missing) named a line a clean build does not.
+    func testAnUnchangedRowMovedDownItsFileHasTheLineACleanBuildGivesIt() throws {
+        _ = try build()
+        try write("data/banks.csv", "cert,name,closed\n9,\"Two\nlines\",2024-05-01\n8,Eight,2024-04-01\n1,Alpha,2024-01-01\n2,Beta,2024-02-01\n3,Gamma,2024-03-01\n")
+        let summary = try build()
+        XCTAssertEqual(changes(summary), [2, 0, 0], "the moved rows are not updates: no page changes for them")
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        let lines = try store.database.fetchAll("SELECT _key, _line FROM banks ORDER BY _line").map { "\($0["_key"]!.stringValue!):\($0["_line"]!.int64Value!)" }
+        XCTAssertEqual(lines, ["9:2", "8:4", "1:5", "2:6", "3:7"])
+    }
+
     func testChangingACollectionsKeyReadsItsSourcesAgain() throws {
         _ = try build()
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)

@@ -17,6 +17,20 @@ final class CSVReaderTests: XCTestCase {
         }
     }
 
+    /// A quote left open ran on to a later quoted field, and the error named that later line, which was right:
+    /// `b.csv:5:6: text after a closing quote`. The line where the field opened is the one to fix.
+    func testAQuoteLeftOpenUntilALaterQuoteIsReportedWhereItOpens() {
+        let text = "id,name,notes\n1,A,\"forgot to close\n2,B,plain\n3,C,plain\n4,D,\"He said \"\"hi\"\"\"\n5,E,plain\n"
+        XCTAssertThrowsError(try CSVReader(file: "b.csv").read(text)) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "b.csv:2:5: a quoted field opens here and runs to line 5, where text follows "
+                           + "the quote that closes it; is its closing quote (\") missing?")
+        }
+        // On one line, the text after the quote is the mistake.
+        XCTAssertThrowsError(try CSVReader(file: "b.csv").read("a,b\n\"x\"y,2\n")) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "b.csv:2:4: text after a closing quote; expected a comma or the end of the line")
+        }
+    }
+
     func testARowWithTheWrongNumberOfFieldsNamesItsLine() {
         XCTAssertThrowsError(try CSVReader(file: "banks.csv").read("a,b\n1,2\n3\n")) { error in
             XCTAssertEqual((error as? SourceError)?.description, "banks.csv:3: 1 fields, but the header names 2")
