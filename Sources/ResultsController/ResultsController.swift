@@ -118,9 +118,12 @@ public final class ResultsController {
         return nil
     }
 
+    /// Told how many rows a fetch without a cache to restore has read, every 10,000 (for a progress display).
+    public var fetchProgress: ((Int) -> Void)?
+
     private func fetchAndCache() throws {
         let generation = database.generation
-        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: nil)))
+        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
         self.generation = generation
         cacheIsStale = true
         if savesCacheAfterFetch { try persistCache() }
@@ -508,7 +511,7 @@ public final class ResultsController {
         let oldKeys = indexedKeys()
         prepare()
         batchCache.removeAll()
-        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: nil)))
+        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
         let newKeys = indexedKeys()
         let newPlaces = currentPlaces()
         let comparesVersions = request.versionColumn != nil

@@ -75,18 +75,23 @@ public struct RenderProgress: Sendable, Equatable {
     public var elapsed: Double
     /// Whether this is the step's last report.
     public var finished: Bool
+    /// Rows read in order before any page (a listing fetched afresh), when that is what is reported.
+    public var rowsRead: Int?
 
     /// Describes a step's progress.
-    public init(step: String, pages: Int, totalPages: Int, elapsed: Double, finished: Bool) {
+    public init(step: String, pages: Int, totalPages: Int, elapsed: Double, finished: Bool, rowsRead: Int? = nil) {
         self.step = step
         self.pages = pages
         self.totalPages = totalPages
         self.elapsed = elapsed
         self.finished = finished
+        self.rowsRead = rowsRead
     }
 
-    /// One line: `detail pages of banks  41%  41,000 of 100,000 pages  1,850 pages/s  32 s left`.
+    /// One line: `detail pages of banks  41%  41,000 of 100,000 pages  1,850 pages/s  32 s left`, or, while a
+    /// listing's rows are read in order, `listing home  reading its rows in order  410,000 so far`.
     public var line: String {
+        if let rowsRead { return [step, "reading its rows in order", "\(LoadProgress.grouped(rowsRead)) so far"].joined(separator: "  ") }
         let fraction = totalPages > 0 ? Double(pages) / Double(totalPages) : 1
         var parts = [step, "\(Int((fraction * 100).rounded(.down)))%",
                      "\(LoadProgress.grouped(pages)) of \(LoadProgress.grouped(totalPages)) pages"]
@@ -124,6 +129,16 @@ final class ProgressThrottle {
         last = now
         reported = true
         report(RenderProgress(step: step, pages: pages, totalPages: total, elapsed: Double(now - start) / 1e9, finished: false))
+    }
+
+    /// Reports the rows a fetch has read so far, at most twice a second: a listing of a million rows is
+    /// read and ordered for seconds before its first page.
+    func readRows(_ rows: Int) {
+        guard let report else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - last >= 500_000_000 else { return }
+        last = now
+        report(RenderProgress(step: step, pages: 0, totalPages: 0, elapsed: Double(now - start) / 1e9, finished: false, rowsRead: rows))
     }
 
     func finish() {

@@ -391,7 +391,8 @@ struct PageRenderer {
         let (controller, delta) = try fetch(primary?.name ?? collection.name, FetchRequest(
             table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
             versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
-            cacheName: "detail \(collection.name)", mark: primary?.marks["sort"] ?? collection.detail?.marks[""])
+            cacheName: "detail \(collection.name)", mark: primary?.marks["sort"] ?? collection.detail?.marks[""],
+            step: "detail pages of \(collection.name)")
         defer {
             saveCache(of: controller)
             controller.releaseResults()
@@ -1030,12 +1031,15 @@ struct PageRenderer {
     /// The controller for `request`, restored from the cache `cacheName` and brought up to date with the
     /// load's changes (with the delta that did it), or fetched afresh when the cache does not match.
     /// A query SQLite rejects is an error of `sitegen.yml` at `mark` (a listing's `where` is SQL written there).
-    private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil, mark: ConfigMark?) throws -> (ResultsController, Delta?) {
+    private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil, mark: ConfigMark?,
+                       step: String? = nil) throws -> (ResultsController, Delta?) {
         do {
             let controller = try ResultsController(database: database, request: request, cacheName: cacheName)
             // With a cache writer, this connection writes nothing while pages render, so the workers'
             // connections, which read list pages' rows, see the store as it does.
             controller.savesCacheAfterFetch = cacheWriter == nil
+            let throttle = ProgressThrottle(step: step ?? "listing \(name)", total: 0, report: progress)
+            controller.fetchProgress = { throttle.readRows($0) }
             guard cacheName != nil else {
                 try controller.performFetch()
                 return (controller, nil)

@@ -378,7 +378,11 @@ final class ControllerBehaviourTests: XCTestCase {
         try await controller.performFetch(progress: { seen.set($0) })
         XCTAssertEqual(seen.value, 30_000)
         let synchronous = try ResultsController(database: database, request: sectioned)
+        // A build's fetch is synchronous: it reports too, every 10,000 rows, for the listing's progress line.
+        var reported: [Int] = []
+        synchronous.fetchProgress = { reported.append($0) }
         try synchronous.performFetch()
+        XCTAssertEqual(reported, [10_000, 20_000, 30_000])
         XCTAssertEqual(controller.snapshot, synchronous.snapshot)
     }
 

@@ -1907,5 +1907,8 @@ final class LoadProgressTests: XCTestCase {
         XCTAssertEqual(done.line, "data/records.ndjson  100%  3.0 GB of 3.0 GB  412,000 rows  18,311 rows/s  done in 23 s")
         let render = RenderProgress(step: "detail pages of banks", pages: 41_000, totalPages: 100_000, elapsed: 20, finished: false)
         XCTAssertEqual(render.line, "detail pages of banks  41%  41,000 of 100,000 pages  2,050 pages/s  29 s left")
+        // Before its first page, a listing fetched afresh reads its rows in order: seconds at a million rows.
+        let reading = RenderProgress(step: "listing home", pages: 0, totalPages: 0, elapsed: 3, finished: false, rowsRead: 410_000)
+        XCTAssertEqual(reading.line, "listing home  reading its rows in order  410,000 so far")
     }
 }
