@@ -7,6 +7,22 @@ import XCTest
 
 /// Shortcuts taken for speed against the general code they stand in for.
 final class FastPathTests: XCTestCase {
+    /// Text without marks, and punctuation that composes with nothing, is returned as it is; the rest goes
+    /// through Foundation's normalization, which must agree with it on every text drawn.
+    func testComposingSkipsOnlyTextThatIsComposedAlready() {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 1...999_999)
+        var random = SeededGenerator(seed: seed)
+        let alphabet: [Unicode.Scalar] = ["a", "E", " ", "\u{E9}", "\u{301}", "\u{308}", "\u{2019}", "\u{201C}", "\u{2014}", "\u{2026}", "\u{20AC}",
+                                          "\u{2001}", "\u{212B}", "\u{1112}", "\u{1161}", "\u{11AB}", "\u{438}", "\u{306}", "\u{0BC6}", "\u{0BBE}"]
+        for _ in 0..<3000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...6, using: &random) { text.unicodeScalars.append(alphabet.randomElement(using: &random)!) }
+            XCTAssertTrue(composedCanonically(text).unicodeScalars.elementsEqual(text.precomposedStringWithCanonicalMapping.unicodeScalars),
+                          "seed \(seed): \(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        XCTAssertEqual(Array(composedCanonically("\u{2001}\u{212B}").unicodeScalars), ["\u{2003}", "\u{C5}"], "singletons are replaced")
+    }
+
     func testASCIISlugsMatchTheUnicodeSlugs() {
         let seed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 1...999_999)
         var random = SeededGenerator(seed: seed)
