@@ -711,6 +711,12 @@ struct CollectionLoader {
                                 origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)\(zone)")
     }
 
+    /// Whether `text` has a line feed, found by `memchr`: a body's kilobytes, not broken into characters.
+    private static func hasLineFeed(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.count > 0 && memchr(bytes.baseAddress!, 0x0A, bytes.count) != nil }
+    }
+
     static func storedRow(_ record: Record, schema: CollectionSchema) -> StoredRow {
         var hash = ContentHash()
         var lists: [String: [String]] = [:]
@@ -722,7 +728,7 @@ struct CollectionLoader {
             case .text(let written):
                 // A line of text may be a section, a key another record refers to, or a slug's source: stored
                 // composed, so that bytes compare as Swift compares. Bodies (with line breaks) stay as written.
-                let text = written.contains("\n") ? written : composedCanonically(written)
+                let text = Self.hasLineFeed(written) ? written : composedCanonically(written)
                 hash.combine("t" + text)
                 return .text(text)
             case .integer(let number): hash.combine("i\(number)"); return .integer(number)

@@ -120,7 +120,7 @@ struct TemplateRenderer {
             printingOutsideSections = sectionDepth == 0
             defer { printingOutsideSections = false }
             guard let value = lookUp(tag, frame.position) else { return }
-            if escaped && frame.escapesHTML, !Self.isSafeURL(value), Self.startsURLAttributeValue(after: output) {
+            if escaped && frame.escapesHTML, Self.mayStartAttributeValue(output), !Self.isSafeURL(value), Self.startsURLAttributeValue(after: output) {
                 // As Go's html/template (so Hugo) does: the address is replaced by one that goes nowhere. What
                 // the page has printed so far decides, not the template's text before the tag: a section, a
                 // partial or an empty value may stand between `href="` and the tag.
@@ -344,14 +344,9 @@ struct TemplateRenderer {
         output.utf8[output.utf8.index(output.utf8.startIndex, offsetBy: offset)]
     }
 
-    /// The schemes an address printed into `href` or `src` may have, each packed as `packedScheme` packs
-    /// one; an address without a scheme is relative.
-    private static let safeSchemes: Set<UInt64> = Set(["http", "https", "mailto", "tel", "ftp"].map { packedScheme(Array($0.utf8)) })
-
-    /// Up to eight bytes of a scheme in one word, for comparing without making a string.
-    private static func packedScheme(_ bytes: [UInt8]) -> UInt64 {
-        bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
-    }
+    /// The schemes an address printed into `href` or `src` may have, each packed as `isSafeURL` packs the
+    /// one it reads; an address without a scheme is relative.
+    private static let safeSchemes: Set<UInt64> = Set(["http", "https", "mailto", "tel", "ftp"].map { $0.utf8.reduce(0) { $0 << 8 | UInt64($1) } })
 
     /// Whether `value`, printed as an address, cannot run script: relative, or one of `safeSchemes`.
     /// Browsers skip blanks and control characters before the scheme and ignore tabs and line breaks
@@ -365,21 +360,33 @@ struct TemplateRenderer {
         }
     }
 
+    /// Runs for every value a page prints (most stop at their first space or slash), so the scheme is
+    /// packed into a word as it is read, lower-cased, rather than collected.
     private static func isSafeURL(_ text: String) -> Bool {
-        var scheme: [UInt8] = []
+        var packed: UInt64 = 0, length = 0
         for byte in text.utf8 {
-            if byte == 0x09 || byte == 0x0A || byte == 0x0D || byte <= 0x20 && scheme.isEmpty { continue }
+            if byte == 0x09 || byte == 0x0A || byte == 0x0D || byte <= 0x20 && length == 0 { continue }
             // A space or another control character inside: no scheme at all, so a relative address.
             if byte <= 0x20 { return true }
-            if byte == UInt8(ascii: ":") { return scheme.count <= 8 && safeSchemes.contains(packedScheme(scheme)) }
+            if byte == UInt8(ascii: ":") { return length <= 8 && safeSchemes.contains(packed) }
             let lowered = byte | 0x20
             let isLetter = lowered >= UInt8(ascii: "a") && lowered <= UInt8(ascii: "z")
             let isOther = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
                 || byte == UInt8(ascii: ".")
-            guard isLetter || !scheme.isEmpty && isOther else { return true }
-            scheme.append(isLetter ? lowered : byte)
+            guard isLetter || length > 0 && isOther else { return true }
+            if length < 8 { packed = packed << 8 | UInt64(isLetter ? lowered : byte) }
+            length += 1
         }
         return true
+    }
+
+    /// Whether `printed` ends with a quote, `=` or a blank, as it must where an attribute's value starts: most
+    /// values follow a tag's `>`, and are printed without a look at their scheme.
+    private static func mayStartAttributeValue(_ printed: String) -> Bool {
+        switch printed.utf8.last {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "="), 0x20, 0x09, 0x0A, 0x0D, 0x0C: return true
+        default: return false
+        }
     }
 
     /// The attributes whose value is an address a browser follows or loads.
