@@ -923,6 +923,17 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(lines, ["9:2", "8:4", "1:5", "2:6", "3:7"])
     }
 
+    /// A page's reasons name its rows in the delta's order: added, moved in, changed. They were found by
+    /// going through the whole delta for every page, 13 s of a build that changed 50,000 rows; each page now
+    /// looks up its own rows.
+    func testAPagesReasonsNameItsRowsInTheDeltasOrder() throws {
+        _ = try build()
+        try write("data/banks.csv", "cert,name,closed\n1,Alpha Bank,2024-01-01\n2,Beta Bank,2024-02-01\n3,Gamma,2024-03-01\n"
+                  + "4,Delta,2024-04-01\n5,Epsilon,2024-05-01\n6,Zeta,2024-06-01\n7,Eta,2023-06-01\n8,Theta,2023-07-01\n9,Iota,2023-08-01\n")
+        let summary = try SiteBuilder(root: site).build(options: SiteBuilder.Options(dryRun: true))
+        XCTAssertEqual(summary.rendered.first { $0.path == "index.html" }?.reason, "rows 6, 5, 4 and 3 more added; rows 2, 1 changed")
+    }
+
     func testChangingACollectionsKeyReadsItsSourcesAgain() throws {
         _ = try build()
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
