@@ -3,8 +3,14 @@ import Foundation
 extension JSONValue {
     /// The value as JSON text: keys in their order, two-space indentation when `pretty`, non-ASCII kept as is.
     public func serialized(pretty: Bool = true) -> String {
+        serialized(pretty: pretty, indent: 0)
+    }
+
+    /// The value as JSON as it stands `indent` levels deep in a pretty document (an element of an array
+    /// printed one element at a time).
+    public func serialized(pretty: Bool = true, indent: Int) -> String {
         var output = ""
-        write(to: &output, pretty: pretty, indent: 0)
+        write(to: &output, pretty: pretty, indent: indent)
         return output
     }
 

@@ -25,7 +25,8 @@ struct ParseCommand: ParsableCommand {
     var site: String = "."
 
     func run() throws {
-        let (report, usable) = SourceInspector(root: URL(fileURLWithPath: site, isDirectory: true)).parse(file)
+        // The summary counts rows: a file a collection declares is counted as it is read, not held.
+        let (report, usable) = SourceInspector(root: URL(fileURLWithPath: site, isDirectory: true)).parse(file, keepingRows: json)
         if json {
             print(report.serialized())
         } else {
@@ -43,8 +44,8 @@ struct ParseCommand: ParsableCommand {
                     print("  \(item["published"]?.string ?? "(no date)")  \(item["title"]?.string ?? item["id"]?.string ?? "")")
                 }
             } else {
-                let rows = report["rows"]?.array ?? []
-                print("\(file): \(kind), \(rows.count) rows\(report["collection"]?.string.map { " (collection \($0))" } ?? "")")
+                let rows = report["rowCount"]?.scalarText.flatMap { Int($0) } ?? report["rows"]?.array?.count ?? 0
+                print("\(file): \(kind), \(rows) rows\(report["collection"]?.string.map { " (collection \($0))" } ?? "")")
             }
         }
         for warning in report["warnings"]?.array ?? [] { printError("warning: \(file)\(location(warning)): \(warning["message"]?.string ?? "")") }
@@ -86,7 +87,13 @@ struct SourcesCommand: ParsableCommand {
         let inspector = SourceInspector(root: URL(fileURLWithPath: site, isDirectory: true))
         do {
             if let dump {
-                print(try inspector.dump(dump).serialized())
+                // As `dump(_:).serialized()` prints the array, a row at a time.
+                var count = 0
+                try inspector.dump(dump) { row in
+                    print((count == 0 ? "[\n  " : ",\n  ") + row.serialized(indent: 1), terminator: "")
+                    count += 1
+                }
+                print(count == 0 ? "[]" : "\n]")
                 return
             }
             let collections = try inspector.sources()
