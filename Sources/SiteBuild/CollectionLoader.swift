@@ -663,27 +663,51 @@ struct CollectionLoader {
 
     /// The source that reads `file`, whose full path is `path` when the caller has made it already.
     private func source(for collection: CollectionConfig, file: String, at path: String? = nil) -> any Source {
+        Self.source(for: collection, at: path.map { .path($0) } ?? .url(url(of: file)), displayName: file, timeZone: config.timeZone)
+    }
+
+    /// Where a source file is: a URL, or a full path (a Markdown file per record is read without making a URL
+    /// per file: a tenth of the read-ahead thread's time, decisions.md 23).
+    enum FileLocation {
+        case url(URL)
+        case path(String)
+
+        var url: URL {
+            switch self {
+            case .url(let url): return url
+            case .path(let path): return URL(fileURLWithPath: path)
+            }
+        }
+    }
+
+    /// The source that reads a file of `collection`, named `displayName` in messages, as a build reads it
+    /// (datetimes without an offset in `timeZone`): `sitegen parse` shows what a build stores.
+    static func source(for collection: CollectionConfig, at location: FileLocation, displayName: String, timeZone: TimeZone?) -> any Source {
         switch collection.kind {
         case .csv:
-            var source = CSVSource(url: url(of: file), displayName: file, key: collection.key!, fields: collection.fields)
-            source.timeZone = config.timeZone
+            var source = CSVSource(url: location.url, displayName: displayName, key: collection.key!, fields: collection.fields)
+            source.timeZone = timeZone
             return source
         case .json, .ndjson:
-            var source = JSONRecordSource(url: url(of: file), displayName: file, layout: collection.kind == .json ? .array : .lines,
+            var source = JSONRecordSource(url: location.url, displayName: displayName, layout: collection.kind == .json ? .array : .lines,
                                           key: collection.key!, fields: collection.fields)
-            source.timeZone = config.timeZone
+            source.timeZone = timeZone
             return source
-        case .feed: return FeedSource(url: url(of: file), displayName: file)
+        case .feed: return FeedSource(url: location.url, displayName: displayName)
         case .markdown:
-            // A file per record: no URL made per file (a tenth of the read-ahead thread's time, decisions.md 23).
-            var source = MarkdownSource(path: path ?? url(of: file).path, displayName: file, fields: collection.fields)
-            source.timeZone = config.timeZone
+            let path: String
+            switch location {
+            case .path(let given): path = given
+            case .url(let url): path = url.path
+            }
+            var source = MarkdownSource(path: path, displayName: displayName, fields: collection.fields)
+            source.timeZone = timeZone
             return source
         }
     }
 
     /// The table for a collection: a column per field, indexes for the fields its listings sort on first.
-    static func schema(for collection: CollectionConfig, listings: [ListingConfig], timeZone: TimeZone? = nil) -> CollectionSchema {
+    static func schema(for collection: CollectionConfig, listings: [ListingConfig], timeZone: TimeZone?) -> CollectionSchema {
         let columns = collection.fields.map { field -> (String, CollectionSchema.ColumnType) in
             switch field.type {
             case .integer, .bool: return (field.name, .integer)

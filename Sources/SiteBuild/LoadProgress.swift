@@ -123,22 +123,25 @@ final class ProgressThrottle {
     }
 
     func advance(to pages: Int) {
-        guard let report else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now - last >= 500_000_000 else { return }
-        last = now
+        guard let elapsed = due() else { return }
         reported = true
-        report(RenderProgress(step: step, pages: pages, totalPages: total, elapsed: Double(now - start) / 1e9, finished: false))
+        report?(RenderProgress(step: step, pages: pages, totalPages: total, elapsed: elapsed, finished: false))
     }
 
     /// Reports the rows a fetch has read so far, at most twice a second: a listing of a million rows is
     /// read and ordered for seconds before its first page.
     func readRows(_ rows: Int) {
-        guard let report else { return }
+        guard let elapsed = due() else { return }
+        report?(RenderProgress(step: step, pages: 0, totalPages: 0, elapsed: elapsed, finished: false, rowsRead: rows))
+    }
+
+    /// The seconds since the step began when a report is due (half a second after the last), else nil.
+    private func due() -> Double? {
+        guard report != nil else { return nil }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now - last >= 500_000_000 else { return }
+        guard now - last >= 500_000_000 else { return nil }
         last = now
-        report(RenderProgress(step: step, pages: 0, totalPages: 0, elapsed: Double(now - start) / 1e9, finished: false, rowsRead: rows))
+        return Double(now - start) / 1e9
     }
 
     func finish() {

@@ -897,16 +897,15 @@ struct PageRenderer {
         return String(cString: resolved)
     }
 
-    /// Where the link at `url` leads in the end, resolved whole; nil when `url` is no link.
     /// Whether there is a symbolic link at `url` (whatever it leads to).
     private static func isLink(_ url: URL) -> Bool {
         var status = stat()
         return lstat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
+    /// Where the link at `url` leads in the end, resolved whole; nil when `url` is no link.
     private static func linkTarget(_ url: URL) -> String? {
-        var status = stat()
-        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
+        guard isLink(url) else { return nil }
         return realPath(url.path)
     }
 

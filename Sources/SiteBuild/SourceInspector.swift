@@ -24,7 +24,7 @@ public struct SourceInspector {
     public func parse(_ path: String, keepingRows: Bool) -> (report: JSONValue, usable: Bool) {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
         let display = path
-        let (collection, configProblem) = declaringCollection(of: url)
+        let (collection, timeZone, configProblem) = declaringCollection(of: url)
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
             return (.object([("file", .string(display)), ("warnings", .array([])),
@@ -36,23 +36,17 @@ public struct SourceInspector {
                 let document = FeedSource.asLoaded(try FeedParser(file: display).parse(Data(contentsOf: url)), file: display)
                 return (feedReport(document), true)
             case let kind:
-                let source: any Source
-                switch (kind, collection) {
-                case (.csv, let collection?): source = CSVSource(url: url, displayName: display, key: collection.key!, fields: collection.fields)
-                case (.json, let collection?): source = JSONRecordSource(url: url, displayName: display, layout: .array, key: collection.key!, fields: collection.fields)
-                case (.ndjson, let collection?): source = JSONRecordSource(url: url, displayName: display, layout: .lines, key: collection.key!, fields: collection.fields)
-                case (.markdown, let collection?): source = MarkdownSource(url: url, displayName: display, fields: collection.fields)
-                default: return try untypedReport(url, kind: kind, display: display, configProblem: configProblem)
-                }
+                guard let collection else { return try untypedReport(url, kind: kind, display: display, configProblem: configProblem) }
+                let source = CollectionLoader.source(for: collection, at: .url(url), displayName: display, timeZone: timeZone)
                 guard keepingRows else {
                     var input = try SourceInput(contentsOf: url, displayName: display)
                     var count = 0
                     let warnings = try source.read(&input) { _ in count += 1 }
-                    return (.object([("kind", .string(kind.rawValue)), ("collection", .text(collection?.name)), ("rowCount", .integer(count)),
+                    return (.object([("kind", .string(kind.rawValue)), ("collection", .text(collection.name)), ("rowCount", .integer(count)),
                                      ("warnings", .array(warnings.map(problem))), ("errors", .array([]))]), true)
                 }
                 let result = try source.read()
-                return (recordsReport(kind: kind.rawValue, collection: collection?.name, result: result), true)
+                return (recordsReport(kind: kind.rawValue, collection: collection.name, result: result), true)
             }
         } catch let error as SourceError {
             return (.object([("file", .string(display)), ("warnings", .array([])), ("errors", .array(error.all.map(problem)))]), false)
@@ -225,21 +219,21 @@ public struct SourceInspector {
 
     /// The collection whose sources include `url`, or why none could be known: a `sitegen.yml` that is
     /// there but cannot be read types no file, and the file's rows are shown as text with that said.
-    private func declaringCollection(of url: URL) -> (collection: CollectionConfig?, configProblem: SourceError?) {
+    private func declaringCollection(of url: URL) -> (collection: CollectionConfig?, timeZone: TimeZone?, configProblem: SourceError?) {
         let configURL = root.appendingPathComponent("sitegen.yml")
         let config: SiteConfig
         do {
             config = try SiteConfig(contentsOf: configURL, displayName: "sitegen.yml")
         } catch {
-            guard FileManager.default.fileExists(atPath: configURL.path) else { return (nil, nil) }
-            return (nil, SourceError(file: url.lastPathComponent, reason: "shown untyped (every value as text): sitegen.yml has an error: \(error)"))
+            guard FileManager.default.fileExists(atPath: configURL.path) else { return (nil, nil, nil) }
+            return (nil, nil, SourceError(file: url.lastPathComponent, reason: "shown untyped (every value as text): sitegen.yml has an error: \(error)"))
         }
         let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
-        guard url.path.hasPrefix(rootPath) else { return (nil, nil) }
+        guard url.path.hasPrefix(rootPath) else { return (nil, nil, nil) }
         let relative = String(url.path.dropFirst(rootPath.count))
         return (config.collections.first { collection in
             collection.sources.contains { SourceGlob(pattern: $0).files(under: root).contains(relative) }
-        }, nil)
+        }, config.timeZone, nil)
     }
 
     /// The kind a file's name (and, for `.json`, its first character) suggests.

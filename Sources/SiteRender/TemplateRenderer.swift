@@ -360,8 +360,8 @@ struct TemplateRenderer {
         }
     }
 
-    /// Runs for every value a page prints (most stop at their first space or slash), so the scheme is
-    /// packed into a word as it is read, lower-cased, rather than collected.
+    /// Runs for every value printed where an attribute may start (most stop at their first space or slash),
+    /// so the scheme is packed into a word as it is read, lower-cased, rather than collected.
     private static func isSafeURL(_ text: String) -> Bool {
         var packed: UInt64 = 0, length = 0
         for byte in text.utf8 {

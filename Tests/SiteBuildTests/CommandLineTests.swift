@@ -453,6 +453,46 @@ final class CommandLineTests: XCTestCase {
                        + "sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n")
     }
 
+    /// `parse` read a collection's file without the site's `timeZone`, so it showed other datetimes than the
+    /// build stores; `--dump` prints a row at a time now, and a field declared since the build shows as null.
+    func testParseAndDumpShowWhatTheBuildStores() throws {
+        let folder = try temporaryFolder()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Templates"), withIntermediateDirectories: true)
+        try "x".write(to: folder.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        let config = "title: T\ntimeZone: America/New_York\ncollections:\n  people:\n    kind: ndjson\n    sources: '*.ndjson'\n    key: id\n"
+            + "    fields: {id: text, at: datetime}\n"
+        try config.write(to: folder.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
+        try "{\"id\": \"a\", \"at\": \"2024-03-10\"}\n{\"id\": \"b\", \"at\": \"2024-03-10T00:00:00Z\"}\n"
+            .write(to: folder.appendingPathComponent("p.ndjson"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try run(["parse", "p.ndjson"], in: folder).stdout, "p.ndjson: ndjson, 2 rows (collection people)\n")
+        var parser = JSONParser(bytes: Array(try run(["parse", "--json", "p.ndjson"], in: folder).stdout.utf8))
+        XCTAssertEqual(try parser.parseDocument()["rows"]?.array?.map { $0["at"] }, [.string("2024-03-10T05:00:00Z"), .string("2024-03-10T00:00:00Z")])
+        XCTAssertEqual(try run(["build"], in: folder).status, 0)
+        try config.replacingOccurrences(of: "at: datetime}", with: "at: datetime, note: text}")
+            .write(to: folder.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try run(["sources", "--dump", "people"], in: folder).stdout, """
+            [
+              {
+                "key": "a",
+                "source": "p.ndjson",
+                "line": 1,
+                "id": "a",
+                "at": "2024-03-10T05:00:00Z",
+                "note": null
+              },
+              {
+                "key": "b",
+                "source": "p.ndjson",
+                "line": 2,
+                "id": "b",
+                "at": "2024-03-10T00:00:00Z",
+                "note": null
+              }
+            ]
+
+            """)
+    }
+
     func testSourcesListsEachCollectionsFilesAndDumpsRows() throws {
         let folder = try temporaryFolder()
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("Templates"), withIntermediateDirectories: true)
