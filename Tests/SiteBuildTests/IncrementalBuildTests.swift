@@ -51,12 +51,22 @@ final class IncrementalBuildTests: XCTestCase {
         var random = SeededGenerator(seed: seed)
         var mutator = try SiteMutator(site: site, events: true)
         XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
-        var worstSlack = 0, rendered = 0, written = 0
+        var worstSlack = 0, rendered = 0, written = 0, planned = 0
         for step in 1...steps {
             let change = try mutator.mutate(using: &random)
-            let summary = try SiteBuilder(root: site).build()
             let context = "seed \(seed) (SITEGEN_SEED=\(seed) replays it), step \(step): \(change)"
+            // `--plan` is what a user reads before building: on a quarter of the steps it goes first, and
+            // the build must then do exactly what it said.
+            let plan = Int.random(in: 0..<4, using: &random) == 0 ? try SiteBuilder(root: site).build(options: SiteBuilder.Options(dryRun: true)) : nil
+            let summary = try SiteBuilder(root: site).build()
             XCTAssertTrue(summary.succeeded, "\(context): \(summary.problems)")
+            if let plan {
+                planned += 1
+                XCTAssertEqual(plan.rendered.map(\.path).sorted(), summary.rendered.map(\.path).sorted(), "\(context): pages the plan said would be rendered")
+                XCTAssertEqual(plan.rendered.sorted { $0.path < $1.path }.map(\.reason), summary.rendered.sorted { $0.path < $1.path }.map(\.reason), "\(context): the plan's reasons")
+                XCTAssertEqual(plan.writtenPaths.sorted(), summary.writtenPaths.sorted(), "\(context): files the plan said would be written")
+                XCTAssertEqual(plan.deletedPaths.sorted(), summary.deletedPaths.sorted(), "\(context): files the plan said would be deleted")
+            }
             try assertSameAsCleanBuild(context)
             // A page is rendered when its inputs changed; its bytes then nearly always change too. The slack
             // is the pages rendered whose bytes came out the same: a detail page whose neighbour changed
@@ -71,7 +81,7 @@ final class IncrementalBuildTests: XCTestCase {
             }
             if testRun?.failureCount ?? 0 > 0 { break }
         }
-        print("incremental oracle: seed \(seed), \(steps) steps, \(rendered) pages rendered, \(written) files written, worst slack \(worstSlack)")
+        print("incremental oracle: seed \(seed), \(steps) steps (\(planned) planned first), \(rendered) pages rendered, \(written) files written, worst slack \(worstSlack)")
     }
 
     func testRecordsThatTieOnEverySortFieldAreListedAsACleanBuildListsThem() throws {
