@@ -22,6 +22,28 @@ public struct SourceInspector {
     /// collection has (`rowCount`) instead of the rows: read as a build reads it, a row at a time, so a
     /// million-row file is counted in the memory of a few.
     public func parse(_ path: String, keepingRows: Bool) -> (report: JSONValue, usable: Bool) {
+        let (report, usable) = parse(path, rows: keepingRows ? .kept : .counted)
+        return (report ?? .null, usable)
+    }
+
+    /// `parse(_:).report` as pretty JSON handed to `write` piece by piece, and whether the file was usable.
+    /// A record file a collection declares is written a row at a time as it is read, so a million rows
+    /// take the memory of a few; the bytes are those of `parse(_:).report.serialized()`. A file that fails
+    /// after rows were written ends with the rows read so far and its errors.
+    public func writeJSON(of path: String, to write: (String) -> Void) -> Bool {
+        let (report, usable) = withoutActuallyEscaping(write) { parse(path, rows: .streamed($0)) }
+        if let report { write(report.serialized()) }
+        return usable
+    }
+
+    /// What `parse` does with a declared record file's rows.
+    private enum RowHandling {
+        case kept, counted
+        /// Written as JSON by the function as they are read; the report returned is nil once any output is.
+        case streamed((String) -> Void)
+    }
+
+    private func parse(_ path: String, rows handling: RowHandling) -> (report: JSONValue?, usable: Bool) {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
         let display = path
         let (collection, timeZone, configProblem) = declaringCollection(of: url)
@@ -38,15 +60,19 @@ public struct SourceInspector {
             case let kind:
                 guard let collection else { return try untypedReport(url, kind: kind, display: display, configProblem: configProblem) }
                 let source = CollectionLoader.source(for: collection, at: .url(url), displayName: display, timeZone: timeZone)
-                guard keepingRows else {
+                switch handling {
+                case .kept:
+                    let result = try source.read()
+                    return (recordsReport(kind: kind.rawValue, collection: collection.name, result: result), true)
+                case .counted:
                     var input = try SourceInput(contentsOf: url, displayName: display)
                     var count = 0
                     let warnings = try source.read(&input) { _ in count += 1 }
                     return (.object([("kind", .string(kind.rawValue)), ("collection", .text(collection.name)), ("rowCount", .integer(count)),
                                      ("warnings", .array(warnings.map(problem))), ("errors", .array([]))]), true)
+                case .streamed(let write):
+                    return (nil, try streamRecords(source, from: url, kind: kind.rawValue, collection: collection.name, display: display, to: write))
                 }
-                let result = try source.read()
-                return (recordsReport(kind: kind.rawValue, collection: collection.name, result: result), true)
             }
         } catch let error as SourceError {
             return (.object([("file", .string(display)), ("warnings", .array([])), ("errors", .array(error.all.map(problem)))]), false)
@@ -132,13 +158,38 @@ public struct SourceInspector {
 
     private func recordsReport(kind: String, collection: String?, result: SourceResult) -> JSONValue {
         .object([
-            ("kind", .string(kind)), ("collection", .text(collection)),
-            ("rows", .array(result.records.map { record in
-                .object([("key", .string(record.key)), ("line", .integer(record.line))]
-                    + record.fields.keys.sorted().map { ($0, fieldJSON(record.fields[$0]!)) })
-            })),
+            ("kind", .string(kind)), ("collection", .text(collection)), ("rows", .array(result.records.map(rowJSON))),
             ("warnings", .array(result.warnings.map(problem))), ("errors", .array([])),
         ])
+    }
+
+    private func rowJSON(_ record: Record) -> JSONValue {
+        .object([("key", .string(record.key)), ("line", .integer(record.line))] + record.fields.keys.sorted().map { ($0, fieldJSON(record.fields[$0]!)) })
+    }
+
+    /// `recordsReport` written as the rows are read. Before the first row nothing is written, so a file
+    /// that cannot be opened or fails at once throws for the usual error report; after it, an error
+    /// closes the rows and is written as the report's errors (false: the file is unusable).
+    private func streamRecords(_ source: any Source, from url: URL, kind: String, collection: String, display: String,
+                               to write: (String) -> Void) throws -> Bool
+    {
+        var input = try SourceInput(contentsOf: url, displayName: display)
+        let head = "{\n  \"kind\": \(JSONValue.string(kind).serialized(indent: 1)),\n  \"collection\": \(JSONValue.string(collection).serialized(indent: 1)),\n  \"rows\": "
+        var written = 0
+        var warnings: [SourceError] = []
+        var errors: [SourceError] = []
+        do {
+            warnings = try source.read(&input) { record in
+                write((written == 0 ? head + "[\n    " : ",\n    ") + rowJSON(record).serialized(indent: 2))
+                written += 1
+            }
+        } catch {
+            guard written > 0 else { throw error }
+            errors = error.all
+        }
+        write((written == 0 ? head + "[]" : "\n  ]") + ",\n  \"warnings\": " + JSONValue.array(warnings.map(problem)).serialized(indent: 1)
+            + ",\n  \"errors\": " + JSONValue.array(errors.map(problem)).serialized(indent: 1) + "\n}")
+        return errors.isEmpty
     }
 
     /// A record file no collection declares (or whose `sitegen.yml` could not be read, which `configProblem`

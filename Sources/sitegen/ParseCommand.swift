@@ -25,11 +25,16 @@ struct ParseCommand: ParsableCommand {
     var site: String = "."
 
     func run() throws {
-        // The summary counts rows: a file a collection declares is counted as it is read, not held.
-        let (report, usable) = SourceInspector(root: URL(fileURLWithPath: site, isDirectory: true)).parse(file, keepingRows: json)
+        // A file a collection declares is read a row at a time either way: counted for the summary, and
+        // printed as it is read for --json.
+        let inspector = SourceInspector(root: URL(fileURLWithPath: site, isDirectory: true))
+        let usable: Bool
         if json {
-            print(report.serialized())
+            usable = inspector.writeJSON(of: file) { print($0, terminator: "") }
+            print()
         } else {
+            let report: JSONValue
+            (report, usable) = inspector.parse(file, keepingRows: false)
             printSummary(report)
         }
         if !usable { throw ExitCode.failure }
