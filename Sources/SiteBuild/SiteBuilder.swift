@@ -96,8 +96,9 @@ public struct SiteBuilder {
             throw BuildError.config(error)
         }
         clock.lap("config", into: &summary)
-        // Marked before the load commits: a build that stops between the load and the manifest leaves the
-        // next one a changeset it never sees, so that one renders every page.
+        // Marked before the load commits: a build killed between the load and the manifest leaves the next
+        // one a changeset it never sees, so that one renders every page. (One that stops at an error before
+        // publishing keeps its changes for the next and takes the mark away: `keepPendingChanges`.)
         let folder = outputDirectory.standardizedFileURL.path
         let (interrupted, lastFolder) = try store.beginWritingOutput(to: folder)
         // Building into another folder than the last build's: the manifest's files are that folder's, kept
@@ -120,9 +121,14 @@ public struct SiteBuilder {
                 : nil
             return (previous.paths.count, RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll))
         }
-        let changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
+        var changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
                                readingEverySource: options.full, into: &summary)
         loaded = true
+        // A build that stopped before publishing kept its load's changes: its pages are still to make.
+        if var pending = try store.pendingChanges() {
+            pending.merge(changes)
+            changes = pending
+        }
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
 
@@ -178,6 +184,7 @@ public struct SiteBuilder {
         let cacheWriter = options.dryRun ? nil : CacheWriter(storePath: storePath.path)
         defer { cacheWriter?.finish() }
         renderer.cacheWriter = cacheWriter
+        var publishing = false
         do {
             do {
                 try renderer.checkListingQueries()
@@ -206,6 +213,7 @@ public struct SiteBuilder {
                 try renderer.renderSiteFiles(navigation: navigation)
                 try queue.finish()
                 clock.lap("render", into: &summary)
+                publishing = true
                 try writer.publish()
                 clock.lap("publish", into: &summary)
             } catch {
@@ -214,6 +222,12 @@ public struct SiteBuilder {
                 // manifest is not saved.
                 try? queue.finish()
                 writer.discardUnpublished()
+                // Stopped before publishing, the output folder is the last complete build's: the next build
+                // needs only this one's changes to make what it did not (not every page, as after a kill).
+                if !publishing && !options.dryRun {
+                    cacheWriter?.finish()
+                    _ = try? store.keepPendingChanges(changes)
+                }
                 throw error
             }
         } catch let error as TemplateError {

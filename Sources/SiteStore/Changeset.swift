@@ -53,4 +53,46 @@ public struct Changeset: Sendable, Hashable {
             tables[table] = merged.isEmpty ? nil : merged
         }
     }
+
+    /// The changes as text, for a build to keep for the next one (`init(encoded:)` reads it back): the
+    /// generations on the first line, then a line per table and one per kind of change.
+    public var encoded: String {
+        var lines = ["\(baseGeneration.map(String.init) ?? "-") \(generation.map(String.init) ?? "-")"]
+        for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
+            lines.append("table " + table)
+            for (kind, ids) in [("inserted", changes.inserted), ("updated", changes.updated), ("deleted", changes.deleted)] where !ids.isEmpty {
+                lines.append(kind + " " + ids.sorted().map(String.init).joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Reads what `encoded` wrote; nil for text it did not write.
+    public init?(encoded text: String) {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        guard let first = lines.popFirst() else { return nil }
+        let generations = first.split(separator: " ")
+        guard generations.count == 2 else { return nil }
+        self.init()
+        baseGeneration = Int64(generations[0])
+        generation = Int64(generations[1])
+        var table: String?
+        for line in lines {
+            guard let space = line.firstIndex(of: " ") else { return nil }
+            let kind = line[..<space], rest = line[line.index(after: space)...]
+            if kind == "table" { table = String(rest); continue }
+            guard let table else { return nil }
+            var ids = Set<Int64>()
+            for part in rest.split(separator: ",") {
+                guard let id = Int64(part) else { return nil }
+                ids.insert(id)
+            }
+            switch kind {
+            case "inserted": tables[table, default: TableChanges()].inserted = ids
+            case "updated": tables[table, default: TableChanges()].updated = ids
+            case "deleted": tables[table, default: TableChanges()].deleted = ids
+            default: return nil
+            }
+        }
+    }
 }

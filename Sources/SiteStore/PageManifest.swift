@@ -81,7 +81,7 @@ extension SiteStore {
     /// `removed` paths dropped: O(pages that changed), not O(site)), and notes that the output folder is complete.
     public func updatePageManifest(changed: [String: PageRecord], removed: [String]) throws {
         try transaction {
-            try database.execute("DELETE FROM sitegen_state WHERE name = 'writing-output'")
+            try database.execute("DELETE FROM sitegen_state WHERE name IN ('writing-output', 'pending-changes')")
             let delete = try database.cachedStatement("DELETE FROM sitegen_pages WHERE path = ?")
             for path in removed.sorted() { try delete.execute([.text(path)]) }
             let upsert = try database.cachedStatement(
