@@ -33,6 +33,18 @@ public struct SiteBuilder {
         self.storePath = storePath ?? root.appendingPathComponent(".sitegen/store.sqlite")
     }
 
+    /// The output folder as the store names it: its path from the site's folder when it is inside it, so
+    /// that a site moved or copied whole with its `output/` and `.sitegen/` (a CI cache restored at
+    /// another path, a renamed checkout) still builds only what changed; its absolute path otherwise.
+    var outputFolderName: String {
+        for (output, site) in [(outputDirectory.standardizedFileURL.path, root.path),
+                               (outputDirectory.standardizedFileURL.resolvingSymlinksInPath().path, root.resolvingSymlinksInPath().path)] {
+            let prefix = site.hasSuffix("/") ? site : site + "/"
+            if output.hasPrefix(prefix) { return String(output.dropFirst(prefix.count)) }
+        }
+        return outputDirectory.standardizedFileURL.path
+    }
+
     /// How a build runs.
     public struct Options: Sendable {
         /// Plan only: load and render as usual, inside a transaction that is rolled back, and write nothing.
@@ -99,12 +111,15 @@ public struct SiteBuilder {
         // Marked before the load commits: a build killed between the load and the manifest leaves the next
         // one a changeset it never sees, so that one renders every page. (One that stops at an error before
         // publishing keeps its changes for the next and takes the mark away: `keepPendingChanges`.)
-        let folder = outputDirectory.standardizedFileURL.path
-        let (interrupted, lastFolder) = try store.beginWritingOutput(to: folder)
+        let folder = outputFolderName
+        let (interrupted, recordedFolder) = try store.beginWritingOutput(to: folder)
+        // Stores written before 2026-11-25 name every folder by its absolute path.
+        let absolute = outputDirectory.standardizedFileURL.path
+        let lastFolder = recordedFolder == absolute ? folder : recordedFolder
         // Building into another folder than the last build's: the manifest's files are that folder's, kept
         // under its name; those an earlier build left in this folder are deleted unless a page claims them.
         if let lastFolder, lastFolder != folder { try store.rememberFiles(ofFolder: lastFolder) }
-        let leftHere = try store.rememberedFiles(ofFolder: folder)
+        let leftHere = try store.rememberedFiles(ofFolder: folder) + (absolute == folder ? [] : try store.rememberedFiles(ofFolder: absolute))
         // The last manifest, and the plan indexed on it, are read on a connection of their own while this
         // one loads the sources (which never change the manifest): at 100,000 records, a tenth of what a
         // build with few changes spends on this thread. A dry run's load is an open transaction here, and
@@ -116,7 +131,7 @@ public struct SiteBuilder {
             // folder, or into one emptied by hand (robots.txt is in every build), starts over.
             let renderAll: String? = full ? "full build requested" : interrupted ? "the last build did not finish"
                 : previous.paths.isEmpty ? "first build"
-                : lastFolder.map { $0 != output.standardizedFileURL.path } ?? false ? "another output folder than the last build's"
+                : lastFolder.map { $0 != folder } ?? false ? "another output folder than the last build's"
                 : !FileManager.default.fileExists(atPath: output.appendingPathComponent("robots.txt").path) ? "the output folder was emptied"
                 : nil
             return (previous.paths.count, RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll))
@@ -253,7 +268,7 @@ public struct SiteBuilder {
         }
         try store.updatePageManifest(changed: changed, removed: removed)
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
-        if !leftHere.isEmpty { try store.forgetFiles(ofFolder: folder) }
+        if !leftHere.isEmpty { for name in Set([folder, absolute]) { try store.forgetFiles(ofFolder: name) } }
         // A mark of the output's last change, whichever process made it: a `serve` whose own build finds
         // nothing to do (a `build` in another terminal got there first) still reloads its open pages.
         if !options.dryRun && (writer.written > 0 || !summary.deletedPaths.isEmpty) {

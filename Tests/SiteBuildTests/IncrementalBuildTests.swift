@@ -302,6 +302,26 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("CNAME").path))
     }
 
+    /// The store named the output folder by its absolute path, so a site moved whole (a renamed checkout, a
+    /// CI cache restored at another path) took its own `output/` for another folder and rendered every page.
+    func testASiteMovedWithItsOutputAndStoreBuildsOnlyWhatChanged() throws {
+        let first = try SiteBuilder(root: site).build()
+        XCTAssertGreaterThan(first.rendered.count, 100)
+        let moved = work.appendingPathComponent("moved")
+        try FileManager.default.moveItem(at: site, to: moved)
+        let records = moved.appendingPathComponent("content/records/failed-banks.csv")
+        let csv = try String(contentsOf: records, encoding: .utf8)
+        XCTAssertTrue(csv.contains("Capitol Bank,Minneapolis"))
+        try csv.replacingOccurrences(of: "Capitol Bank,Minneapolis", with: "Capitol Bank of Minnesota,Minneapolis").write(to: records, atomically: true, encoding: .utf8)
+        let again = try SiteBuilder(root: moved).build()
+        XCTAssertTrue(again.succeeded, "\(again.problems)")
+        XCTAssertFalse(again.rendered.contains { $0.reason.hasPrefix("another output folder") }, "\(again.rendered.prefix(3))")
+        XCTAssertLessThan(again.rendered.count, 20, "\(again.rendered.map(\.path))")
+        XCTAssertTrue(again.writtenPaths.contains("banks/23917/index.html"), "\(again.writtenPaths)")
+        try FileManager.default.moveItem(at: moved, to: site)
+        try assertSameAsCleanBuild("after the site was moved and a record edited")
+    }
+
     /// The page a file belongs to: a feed or a Markdown twin goes with its listing page.
     private static func page(_ path: String) -> String {
         path.hasSuffix("index.html") ? path : (path as NSString).deletingLastPathComponent + "/index.html"
