@@ -80,9 +80,20 @@ public struct BuildSummary: Sendable {
 
     /// The plan and the deltas as JSON, for tools (`sitegen build --report FILE.json`).
     public func reportJSON() throws -> Data {
+        struct Diagnostic: Encodable {
+            var severity: String
+            var file: String
+            var line: Int?
+            var column: Int?
+            var message: String
+        }
         struct Report: Encodable {
             var dryRun: Bool
             var succeeded: Bool
+            var stopped: Bool
+            var warnings: [String]
+            var diagnostics: [Diagnostic]
+            var sources: [String: Int]
             var rendered: [RenderedPage]
             var kept: Int
             var written: [String]
@@ -93,8 +104,13 @@ public struct BuildSummary: Sendable {
             var problems: [String]
             var stages: [String: Double]
         }
+        func diagnostics(_ errors: [SourceError], _ severity: String) -> [Diagnostic] {
+            errors.flatMap(\.all).map { Diagnostic(severity: severity, file: $0.file, line: $0.line, column: $0.column, message: $0.reason) }
+        }
         let report = Report(
-            dryRun: dryRun, succeeded: succeeded, rendered: rendered, kept: pagesKept, written: writtenPaths.sorted(), unchanged: pagesUnchanged,
+            dryRun: dryRun, succeeded: succeeded, stopped: stoppedBy != nil, warnings: warnings.map(\.description),
+            diagnostics: diagnostics(problems, "error") + diagnostics(warnings, "warning"),
+            sources: ["read": sourcesRead, "sameBytes": sourcesSameBytes, "unchanged": sourcesUnchanged], rendered: rendered, kept: pagesKept, written: writtenPaths.sorted(), unchanged: pagesUnchanged,
             deleted: deletedPaths, deltas: deltas, rows: ["inserted": rowsInserted, "updated": rowsUpdated, "deleted": rowsDeleted],
             problems: problems.map(\.description) + (stoppedBy.map { [$0] } ?? []), stages: Dictionary(stageSeconds.map { ($0.stage, $0.seconds) }) { $1 })
         let encoder = JSONEncoder()
@@ -112,7 +128,11 @@ public struct BuildSummary: Sendable {
             "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted; source files: \(sourcesRead) read\(sourcesSameBytes > 0 ? " (\(sourcesSameBytes) with the same bytes)" : ""), \(sourcesUnchanged) unchanged",
             "time: \(stages)",
         ]
-        if !problems.isEmpty { lines.append("FAILED: \(problems.count) problem(s); see the messages above") }
         return lines.joined(separator: "\n")
+    }
+
+    /// The last line of a build with problems, printed with its messages (on standard error).
+    public var failureLine: String? {
+        problems.isEmpty ? nil : "FAILED: \(problems.count) problem(s); see the messages above"
     }
 }

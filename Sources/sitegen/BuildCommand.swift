@@ -14,6 +14,10 @@ struct BuildCommand: ParsableCommand {
             to the output folder. A bad source is reported with its file and line; the rest still builds, and \
             the exit status is 1.
 
+            Exit status: 0, built; 1, built and published, but bad sources were left out (the store keeps their \
+            last good rows); 2, stopped at an error (a template, sitegen.yml, the store, the output folder) with \
+            nothing published; 64, a usage error.
+
             A build renders only the pages whose inputs (rows, templates, settings) changed since the last \
             one, and writes only the files whose bytes changed; the result is the same as a build from nothing.
             """
@@ -28,8 +32,8 @@ struct BuildCommand: ParsableCommand {
     @Flag(help: "Dry run: print which pages would be rendered, written and deleted, and why; change nothing.")
     var plan = false
 
-    @Option(help: ArgumentHelp("Also write what was rendered (and why), written and deleted, and each listing's delta, as JSON.",
-                               valueName: "file.json"))
+    @Option(help: ArgumentHelp("Also write what was rendered (and why), written and deleted, and each listing's delta, as JSON "
+                               + "('-': to standard output, and the summary to standard error).", valueName: "file.json"))
     var report: String?
 
     @Flag(help: "Render every page, whatever the last build left (after editing output/ by hand), from listings read afresh.")
@@ -40,6 +44,15 @@ struct BuildCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: site, isDirectory: &isFolder), isFolder.boolValue else {
             throw ValidationError("no site folder at '\(site)'; pass the folder that holds sitegen.yml with --site")
         }
+        // Found before the build rather than after it has published.
+        if let report, !ReportFile.isStandardOutput(report), let problem = ReportFile.problem(writing: report) {
+            throw ValidationError("--report \(report): \(problem)")
+        }
+    }
+
+    /// Where the summary goes: standard output, unless the report does.
+    private func printSummary(_ text: String) {
+        if report.map(ReportFile.isStandardOutput) == true { printError(text) } else { print(text) }
     }
 
     func run() throws {
@@ -63,8 +76,8 @@ struct BuildCommand: ParsableCommand {
             // A template's mistake is no sign of a damaged store, and the check reads the whole file.
             if case .templates = error {} else if case .stopped(.templates, _) = error {} else { sayIfTheStoreIsDamaged(builder.storePath) }
             try writeReport(of: stopped)
-            print(Self.stoppedLine)
-            throw ExitCode.failure
+            printError(Self.stoppedLine)
+            throw Self.stoppedStatus
         } catch let error as ExitCode {
             throw error
         } catch {
@@ -76,16 +89,21 @@ struct BuildCommand: ParsableCommand {
             stopped.dryRun = plan
             stopped.stoppedBy = "\(error)"
             try writeReport(of: stopped)
-            print(Self.stoppedLine)
-            throw ExitCode.failure
+            printError(Self.stoppedLine)
+            throw Self.stoppedStatus
         }
         for warning in summary.warnings { printError("warning: \(warning)") }
         for problem in summary.problems { printError("error: \(problem)") }
-        if plan, !summary.plan.isEmpty { print(summary.plan) }
+        if plan, !summary.plan.isEmpty { printSummary(summary.plan) }
         try writeReport(of: summary)
-        print(summary.report)
+        printSummary(summary.report)
+        if let failure = summary.failureLine { printError(failure) }
         if !summary.succeeded { throw ExitCode.failure }
     }
+
+    /// The exit status of a build that stopped and published nothing (a template or configuration error),
+    /// told apart from 1, a build that published what it could and left out bad sources.
+    static let stoppedStatus = ExitCode(2)
 
     /// The last line of a build that stopped, as a build with bad sources ends with `FAILED: …`.
     static let stoppedLine = "FAILED: the build stopped at the error above"
@@ -103,11 +121,63 @@ struct BuildCommand: ParsableCommand {
     private func writeReport(of summary: BuildSummary) throws {
         guard let report else { return }
         do {
-            try replaceFile(at: URL(fileURLWithPath: report), with: try summary.reportJSON())
+            try ReportFile.write(try summary.reportJSON(), to: report)
         } catch {
             printError("error: \(report): cannot write the report: \(error.localizedDescription)")
             throw ExitCode.failure
         }
+    }
+}
+
+/// Where `--report` writes: a file replaced whole (through a temporary file and a rename, so a reader
+/// never sees half of it), or, for what is not a regular file (`/dev/stdout`, a pipe, `>(jq …)`), the
+/// bytes written into it; a link is followed, and what it leads to is replaced, not the link.
+enum ReportFile {
+    /// Why `path` cannot take a report, or nil: a folder that is not there or cannot be written in.
+    static func problem(writing path: String) -> String? {
+        let target = resolved(path)
+        var status = stat()
+        if stat(target, &status) == 0 {
+            if (status.st_mode & S_IFMT) == S_IFDIR { return "is a folder" }
+            if (status.st_mode & S_IFMT) != S_IFREG { return access(target, W_OK) == 0 ? nil : "cannot be written: \(String(cString: strerror(errno)))" }
+        }
+        let folder = (target as NSString).deletingLastPathComponent
+        let shown = folder.isEmpty ? "." : folder
+        var folderStatus = stat()
+        guard stat(shown, &folderStatus) == 0, (folderStatus.st_mode & S_IFMT) == S_IFDIR else { return "there is no folder \(shown)" }
+        return access(shown, W_OK) == 0 ? nil : "cannot write in \(shown): \(String(cString: strerror(errno)))"
+    }
+
+    /// Whether `path` names the process's own standard output, which the report then has to itself.
+    static func isStandardOutput(_ path: String) -> Bool {
+        ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(path)
+    }
+
+    /// Writes `data` to `path` (`-`: standard output).
+    static func write(_ data: Data, to path: String) throws {
+        if isStandardOutput(path) {
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            return
+        }
+        // A descriptor's name (`/dev/fd/63` of `>(jq …)`, `/dev/stderr`) is written into, never replaced.
+        let isDescriptorName = path.hasPrefix("/dev/") || path.hasPrefix("/proc/")
+        let target = isDescriptorName ? path : resolved(path)
+        var status = stat()
+        if !isDescriptorName && (stat(target, &status) != 0 || (status.st_mode & S_IFMT) == S_IFREG) {
+            try replaceFile(at: URL(fileURLWithPath: target), with: data)
+            return
+        }
+        let descriptor = open(target, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))]) }
+        defer { close(descriptor) }
+        try FileHandle(fileDescriptor: descriptor).write(contentsOf: data)
+    }
+
+    /// `path` with its links followed (as far as they lead to something), relative to the working folder.
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 }
 
@@ -119,7 +189,7 @@ func printError(_ line: String, terminator: String = "\n") {
 }
 
 /// Whether standard error is a terminal, looked at once.
-let standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
+let standardErrorIsTerminal = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
 
 /// Shows load and render progress on standard error: one line rewritten in place on a terminal, a plain line every
 /// five seconds otherwise (a log file should not fill with carriage returns).

@@ -152,7 +152,7 @@ final class CommandLineTests: XCTestCase {
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
         try mark("second-edit")
         let failed = try build()
-        XCTAssertEqual(failed.status, 1)
+        XCTAssertEqual(failed.status, 2, "stopped: nothing published")
         XCTAssertTrue(failed.stderr.contains("banks/17443/"), failed.stderr)
         let published = try files(under: site.appendingPathComponent("output")).filter { $0.key.hasSuffix(".html") }
         XCTAssertGreaterThan(published.count, 300)
@@ -206,7 +206,7 @@ final class CommandLineTests: XCTestCase {
             try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: url.path)
             let failed = try build()
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
-            XCTAssertEqual(failed.status, 1, path)
+            XCTAssertEqual(failed.status, 2, "\(path): stopped, nothing published")
             XCTAssertTrue(failed.stderr.contains(expected), "\(path): \(failed.stderr)")
         }
         XCTAssertEqual(try build().status, 0)
@@ -222,9 +222,10 @@ final class CommandLineTests: XCTestCase {
         try handle.truncate(atOffset: 8_192)
         try handle.close()
         let failed = try run(["build"], in: site)
-        XCTAssertEqual(failed.status, 1)
+        XCTAssertEqual(failed.status, 2, "stopped: nothing published")
         XCTAssertFalse(failed.stderr.contains("Error:"), failed.stderr)
-        XCTAssertTrue(failed.stdout.hasSuffix("FAILED: the build stopped at the error above\n"), failed.stdout)
+        XCTAssertTrue(failed.stderr.hasSuffix("FAILED: the build stopped at the error above\n"), failed.stderr)
+        XCTAssertFalse(failed.stdout.contains("FAILED"), "the failure is said with its messages, on standard error")
         XCTAssertTrue(failed.stderr.contains("error: the store \(store.path) is damaged ("), failed.stderr)
         XCTAssertTrue(failed.stderr.contains("move \(site.appendingPathComponent(".sitegen").path) away and build again"), failed.stderr)
         try FileManager.default.moveItem(at: site.appendingPathComponent(".sitegen"), to: site.appendingPathComponent("sitegen-damaged"))
@@ -272,7 +273,7 @@ final class CommandLineTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: images.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: images.path) }
         let stopped = try build()
-        XCTAssertEqual(stopped.status, 1)
+        XCTAssertEqual(stopped.status, 2, "stopped: nothing published")
         XCTAssertTrue(stopped.stderr.contains("static/img: cannot be listed: Permission denied"), stopped.stderr)
         XCTAssertEqual(FileManager.default.contents(atPath: site.appendingPathComponent("output/img/logo.svg").path), Data("logo".utf8))
     }
@@ -293,7 +294,7 @@ final class CommandLineTests: XCTestCase {
         let good = try String(contentsOf: template, encoding: .utf8)
         try good.replacingOccurrences(of: "{{title}}", with: "{{titel}}").write(to: template, atomically: true, encoding: .utf8)
         let failed = try run(["build", "--site", site.path], in: site)
-        XCTAssertEqual(failed.status, 1)
+        XCTAssertEqual(failed.status, 2, "stopped: nothing published")
         XCTAssertTrue(failed.stderr.contains("'titel'"), failed.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output/doomed").path))
         // Fixed, and the listing dropped again: its pages, in no manifest, must go.
@@ -324,7 +325,7 @@ final class CommandLineTests: XCTestCase {
         try (good + "{{oops}}\n").write(to: template, atomically: true, encoding: .utf8)
         let report = site.appendingPathComponent("report.json")
         let failed = try run(["build", "--site", site.path, "--report", report.path], in: site)
-        XCTAssertEqual(failed.status, 1)
+        XCTAssertEqual(failed.status, 2, "stopped: nothing published")
         let lines = failed.stderr.split(separator: "\n").map(String.init)
         let warning = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("warning: content/feeds/odd.xml:2:") }, failed.stderr)
         let error = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("error: content/feeds/cut.xml:") }, failed.stderr)
@@ -336,6 +337,65 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(problems.count, 2, "\(problems)")
         XCTAssertTrue(problems[0].hasPrefix("content/feeds/cut.xml:"), "\(problems)")
         XCTAssertTrue(problems[1].hasPrefix("Templates/detail.mustache:"), "\(problems)")
+        // For tools: whether the build stopped (nothing published), its warnings, and each message in parts.
+        XCTAssertEqual(json["stopped"] as? Bool, true)
+        XCTAssertEqual((json["warnings"] as? [String])?.contains { $0.hasPrefix("content/feeds/odd.xml:2:") }, true, "\(json["warnings"] ?? "")")
+        let diagnostics = try XCTUnwrap(json["diagnostics"] as? [[String: Any]])
+        let odd = try XCTUnwrap(diagnostics.first { $0["file"] as? String == "content/feeds/odd.xml" }, "\(diagnostics)")
+        XCTAssertEqual(odd["severity"] as? String, "warning")
+        XCTAssertEqual(odd["line"] as? Int, 2)
+        XCTAssertEqual(diagnostics.first { $0["file"] as? String == "content/feeds/cut.xml" }?["severity"] as? String, "error")
+        let sources = try XCTUnwrap(json["sources"] as? [String: Int])
+        XCTAssertEqual(Set(sources.keys), ["read", "sameBytes", "unchanged"])
+        XCTAssertEqual(sources["read"], 6, "a first build reads the example's four sources and the two feeds: \(sources)")
+    }
+
+    /// `--report` was written to a temporary file renamed over its path: `/dev/stdout` (as root) became a
+    /// file and the JSON never reached the pipe, a FIFO or a link was replaced, and a folder that was not
+    /// there was found after the build had published.
+    func testAReportGoesWhereItsPathLeadsAndAPathThatCannotTakeItIsRefusedFirst() throws {
+        let site = try exampleSite()
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        for destination in ["-", "/dev/stdout"] {
+            let piped = try run(["build", "--report", destination], in: site)
+            XCTAssertEqual(piped.status, 0, piped.stderr)
+            let json = try JSONSerialization.jsonObject(with: Data(piped.stdout.utf8)) as? [String: Any]
+            XCTAssertEqual(json?["succeeded"] as? Bool, true, "standard output holds the report alone: \(piped.stdout)")
+            XCTAssertTrue(piped.stderr.contains("pages: 0 rendered"), "the summary goes to standard error: \(piped.stderr)")
+        }
+        var status = stat()
+        XCTAssertEqual(lstat("/dev/stdout", &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFLNK, "/dev/stdout is still a link")
+
+        let kept = site.appendingPathComponent("kept.json"), link = site.appendingPathComponent("link.json")
+        try "x".write(to: kept, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: kept)
+        XCTAssertEqual(try run(["build", "--report", "link.json"], in: site).status, 0)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), kept.path, "the link stays a link")
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(contentsOf: kept)) as? [String: Any], "what it leads to has the report")
+
+        let fifo = site.appendingPathComponent("fifo")
+        XCTAssertEqual(mkfifo(fifo.path, 0o644), 0)
+        final class Received: @unchecked Sendable { var data = Data(); let done = DispatchSemaphore(value: 0) }
+        let received = Received()
+        Thread { [path = fifo.path] in
+            received.data = FileHandle(forReadingAtPath: path)?.readDataToEndOfFile() ?? Data()
+            received.done.signal()
+        }.start()
+        XCTAssertEqual(try run(["build", "--report", "fifo"], in: site).status, 0)
+        XCTAssertEqual(received.done.wait(timeout: .now() + 10), .success)
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: received.data) as? [String: Any], "the reader of the pipe got the report")
+        XCTAssertEqual(lstat(fifo.path, &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "the pipe is still a pipe")
+
+        // Refused before anything is built: the edit below is not published.
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let csv = try String(contentsOf: records, encoding: .utf8)
+        try csv.replacingOccurrences(of: "Capitol Bank,", with: "Capitol Bank Z,").write(to: records, atomically: true, encoding: .utf8)
+        let refused = try run(["build", "--report", "no/such/folder/r.json"], in: site)
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.contains("--report no/such/folder/r.json: there is no folder no/such/folder"), refused.stderr)
+        XCTAssertFalse(try String(contentsOf: site.appendingPathComponent("output/banks/23917/index.html"), encoding: .utf8).contains("Capitol Bank Z"))
     }
 
     func testABuildWaitsWhileAnotherProcessBuildsTheSite() throws {
@@ -388,7 +448,7 @@ final class CommandLineTests: XCTestCase {
 
     func testAMissingConfigurationFailsNamingTheFile() throws {
         let result = try run(["build"], in: try temporaryFolder())
-        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.status, 2, "stopped: nothing published")
         XCTAssertTrue(result.stderr.hasPrefix("error: sitegen.yml: not found"), result.stderr)
     }
 
@@ -396,8 +456,9 @@ final class CommandLineTests: XCTestCase {
         let folder = try temporaryFolder()
         try "title: x\ncollections:\n  a:\n    kind: spreadsheet\n".write(to: folder.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
         let result = try run(["build"], in: folder)
-        XCTAssertEqual(result.status, 1)
-        XCTAssertEqual(result.stderr, "error: sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n")
+        XCTAssertEqual(result.status, 2, "stopped: nothing published")
+        XCTAssertEqual(result.stderr, "error: sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n"
+                       + "FAILED: the build stopped at the error above\n")
     }
 
     func testParsePrintsAFeedAsJSONAndFailsOnABrokenOne() throws {
