@@ -1,5 +1,6 @@
 import Foundation
 import SiteSources
+import CLinux
 
 /// Writes pages under the output folder atomically (temp file + rename), skipping files whose bytes are unchanged.
 ///
@@ -37,6 +38,8 @@ final class OutputWriter: @unchecked Sendable {
     private var madeFolders: Set<Substring> = []
     /// Files written and waiting for `publish()`: a temporary file beside its page, or a spare.
     private var staged: [(file: String, path: String, isSpare: Bool)] = []
+    /// The staged files that replace a file of the last build (the others are new where they go).
+    private var replacing = Set<String>()
     /// Whether the last builds made the file at a path (relative to `root`): such a file where this build
     /// needs a folder, or a folder of only such files where it needs a file, is moved out of its way.
     var madeByLastBuilds: @Sendable (String) -> Bool = { _ in false }
@@ -120,7 +123,10 @@ final class OutputWriter: @unchecked Sendable {
         } else {
             let temporary = temporaryPath(for: fullPath)
             try Self.writeWithoutSync(data, to: temporary)
-            lock.withLock { staged.append((temporary, fullPath, false)) }
+            lock.withLock {
+                staged.append((temporary, fullPath, false))
+                if existing == .different { replacing.insert(fullPath) }
+            }
         }
         lock.withLock {
             writtenCount += 1
@@ -134,31 +140,86 @@ final class OutputWriter: @unchecked Sendable {
     /// that cannot place a file because of it publishes none.
     func publish() throws {
         try clearTheWay()
-        let files = lock.withLock {
-            defer { staged = [] }
-            return staged
+        let (files, replacing) = lock.withLock {
+            defer {
+                staged = []
+                self.replacing = []
+            }
+            return (staged, self.replacing)
         }
         guard !files.isEmpty else { return }
         let failureLock = NSLock()
         nonisolated(unsafe) var failure: (any Error)?
+        nonisolated(unsafe) var placed: [Placed] = []
         let lanes = min(files.count, ProcessInfo.processInfo.activeProcessorCount * 2)
         DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            var done: [Placed] = []
             for index in stride(from: lane, to: files.count, by: lanes) {
+                // Once a file could not be placed, no other is: those placed are taken back.
+                if failureLock.withLock({ failure != nil }) { break }
                 let (file, path, isSpare) = files[index]
                 do {
-                    if isSpare, let spares {
-                        try spares.swapIn(file, at: path)
-                    } else if rename(file, path) != 0 {
-                        let reason = String(cString: strerror(errno))
-                        unlink(file)
-                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
-                    }
+                    done.append(try place(file, at: path, isSpare: isSpare, replacing: replacing.contains(path)))
                 } catch {
                     failureLock.withLock { failure = failure ?? error }
+                    break
                 }
             }
+            failureLock.withLock { placed += done }
         }
-        if let failure { throw failure }
+        guard let failure else {
+            for item in placed {
+                switch item {
+                case .exchanged(let holder, _, true): spares?.settle(holder)
+                case .exchanged(let holder, _, false): unlink(holder)
+                case .new, .final: break
+                }
+            }
+            return
+        }
+        // A build that fails publishes none of its pages: the old files go back, the new ones go.
+        for item in placed.reversed() {
+            switch item {
+            case .exchanged(let holder, let path, true): spares?.takeBack(holder, from: path)
+            case .exchanged(let holder, let path, false): sitegen_exchange(holder, path)
+            case .new(let path): unlink(path)
+            case .final: break
+            }
+        }
+        for (file, _, isSpare) in files where !isSpare { unlink(file) }
+        throw failure
+    }
+
+    /// What placing a file leaves, so that a failed publication can be taken back.
+    private enum Placed {
+        /// Exchanged with the page's old file, which waits at `holder` (a spare, or the temporary file).
+        case exchanged(holder: String, path: String, isSpare: Bool)
+        /// A file where there was none.
+        case new(path: String)
+        /// Renamed over the page's old file, on a file system that cannot exchange: kept whatever happens.
+        case final
+    }
+
+    /// Puts `file` (a spare or a temporary file) in the place of `path`.
+    private func place(_ file: String, at path: String, isSpare: Bool, replacing: Bool) throws -> Placed {
+        if isSpare, let spares {
+            return try spares.swapIn(file, at: path) ? .exchanged(holder: file, path: path, isSpare: true) : .final
+        }
+        if replacing {
+            if sitegen_exchange(file, path) == 0 { return .exchanged(holder: file, path: path, isSpare: false) }
+            // ENOENT: the old file went meanwhile; EINVAL and the like: no exchange here.
+            let gone = errno == ENOENT
+            guard rename(file, path) == 0 else { return try failedRename(of: file, to: path) }
+            return gone ? .new(path: path) : .final
+        }
+        guard rename(file, path) == 0 else { return try failedRename(of: file, to: path) }
+        return .new(path: path)
+    }
+
+    private func failedRename(of file: String, to path: String) throws -> Placed {
+        let reason = String(cString: strerror(errno))
+        unlink(file)
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
     }
 
     /// Before anything is published, once every page is planned and written: a file and a folder of this
@@ -422,8 +483,11 @@ final class OutputWriter: @unchecked Sendable {
     /// good one made (`NewFileLog`): those that no page claims go too, and a killed writer's temporary
     /// files anywhere in the folder, so the folder is what a clean build writes. A file sitegen did not
     /// make (`CNAME`, `.git/`) is never deleted, and neither is anything that is not a file or a link.
-    func deleteStale(_ stale: [String], afterInterruption current: Set<String>? = nil, made: [String] = []) -> [String] {
+    func deleteStale(_ stale: [String], afterInterruption current: Set<String>? = nil, made: [String] = [])
+        -> (deleted: [String], kept: [(path: String, reason: String)])
+    {
         var deleted: [String] = []
+        var kept: [(path: String, reason: String)] = []
         // What was moved out of this build's way is gone for good now that the pages are in their places.
         let moved = lock.withLock {
             defer { setAside = [] }
@@ -459,7 +523,11 @@ final class OutputWriter: @unchecked Sendable {
                 continue
             }
             // A page's file that goes is kept as a spare for the pages of later builds while there is room.
-            guard spares?.retire(fileAt: url.path) == true || (try? FileManager.default.removeItem(at: url)) != nil else { continue }
+            guard spares?.retire(fileAt: url.path) == true || unlink(url.path) == 0 || errno == ENOENT else {
+                // An immutable file, a folder this user may not write in: still published, and said so.
+                kept.append((path, String(cString: strerror(errno))))
+                continue
+            }
             deleted.append(path)
             // rmdir removes a folder only when it is empty, without listing it: the folder of a record's
             // page holds a hundred thousand others.
@@ -468,7 +536,7 @@ final class OutputWriter: @unchecked Sendable {
                 folder = folder.deletingLastPathComponent()
             }
         }
-        return deleted
+        return (deleted, kept)
     }
 }
 

@@ -261,12 +261,17 @@ public struct SiteBuilder {
         // After an interrupted build every page was rendered, so the writer knows every file there should be.
         let removedHere = Set(removed)
         let stale = removed + leftHere.filter { writer.manifest[$0] == nil && !removedHere.contains($0) }
-        summary.deletedPaths = writer.deleteStale(stale, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
-                                                  made: interrupted ? newFiles.files() : []).sorted()
+        let (deleted, undeletable) = writer.deleteStale(stale, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
+                                                        made: interrupted ? newFiles.files() : [])
+        summary.deletedPaths = deleted.sorted()
+        // A file that could not be deleted stays in the manifest, so that the next build tries again.
+        summary.problems += undeletable.map { SourceError(file: outputDirectory.appendingPathComponent($0.path).path,
+                                                          reason: "cannot be deleted (\($0.reason)), though no page has it now; the next build tries again") }
+        let keptPaths = Set(undeletable.map(\.path))
         if strangersPossible {
             summary.warnings += strangers(in: writer)
         }
-        try store.updatePageManifest(changed: changed, removed: removed)
+        try store.updatePageManifest(changed: changed, removed: keptPaths.isEmpty ? removed : removed.filter { !keptPaths.contains($0) })
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
         if !leftHere.isEmpty { for name in Set([folder, absolute]) { try store.forgetFiles(ofFolder: name) } }
         // A mark of the output's last change, whichever process made it: a `serve` whose own build finds

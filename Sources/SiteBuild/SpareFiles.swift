@@ -84,9 +84,10 @@ final class SpareFiles: @unchecked Sendable {
     }
 
     /// Puts the spare at `spare` (written by `write(_:)`) in the place of the file at `path`: the two are
-    /// exchanged (or, where the file system cannot exchange, the spare is renamed over it), and the page's
-    /// old file is kept as a spare while there is room.
-    func swapIn(_ spare: String, at path: String) throws {
+    /// exchanged (or, where the file system cannot exchange, the spare is renamed over it). Returns whether
+    /// they were exchanged: the spare's name then holds the page's old file until `settle(_:)` keeps it as
+    /// a spare (while there is room) or `takeBack(_:from:)` puts it back.
+    func swapIn(_ spare: String, at path: String) throws -> Bool {
         guard sitegen_exchange(spare, path) == 0 else {
             // No exchange on this file system (or the page went away): the spare takes the page's place.
             let exchangeError = errno
@@ -99,7 +100,7 @@ final class SpareFiles: @unchecked Sendable {
                         lock.withLock { count -= 1 }
                     }
                     try replaceFile(atPath: path, with: data)
-                    return
+                    return false
                 }
                 let reason = String(cString: strerror(errno))
                 unlink(spare)
@@ -110,14 +111,24 @@ final class SpareFiles: @unchecked Sendable {
                 count -= 1
                 if exchangeError == EINVAL || exchangeError == ENOTSUP || exchangeError == ENOSYS { exchanges = false }
             }
-            return
+            return false
         }
-        // The spare's name now holds the page's old file: kept for a later build while there is room.
+        return true
+    }
+
+    /// After the publication: the page's old file, at `spare` since `swapIn`, is kept for a later build
+    /// while there is room.
+    func settle(_ spare: String) {
         let keep = lock.withLock { count <= capacity }
         if !keep {
             unlink(spare)
             lock.withLock { count -= 1 }
         }
+    }
+
+    /// A publication that failed: the page's old file goes back to `path`, and the spare keeps the new bytes.
+    func takeBack(_ spare: String, from path: String) {
+        sitegen_exchange(spare, path)
     }
 
     /// Keeps the file at `path` (a page no longer built) as a spare when there is room; returns whether it did.

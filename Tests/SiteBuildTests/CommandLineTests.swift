@@ -398,6 +398,60 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(try String(contentsOf: site.appendingPathComponent("output/banks/23917/index.html"), encoding: .utf8).contains("Capitol Bank Z"))
     }
 
+    /// A page that could not be put in its place (an immutable file) stopped the build after the rest of
+    /// its pages were published, and a deleted record's page that could not be deleted was forgotten, exit
+    /// status 0: it stayed published for good, `--full` included.
+    func testAPageThatCannotBeReplacedOrDeletedIsSaidAndNothingElseOfThatBuildIsPublished() throws {
+        let site = try exampleSite()
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        let output = site.appendingPathComponent("output")
+        func chattr(_ flag: String, _ file: URL) throws -> Bool {
+            let process = try Process.run(URL(fileURLWithPath: "/usr/bin/chattr"), arguments: [flag, file.path])
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
+        func files() throws -> [String: Data] {
+            var found: [String: Data] = [:]
+            for case let path as String in FileManager.default.enumerator(atPath: output.path)! {
+                if let data = FileManager.default.contents(atPath: output.appendingPathComponent(path).path) { found[path] = data }
+            }
+            return found
+        }
+        let locked = output.appendingPathComponent("banks/19507/index.html")
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr"), try chattr("+i", locked) else {
+            throw XCTSkip("needs root and a file system that keeps a file immutable")
+        }
+        var unlocked = false
+        defer { if !unlocked { _ = try? chattr("-i", locked) } }
+        let before = try files()
+        let base = site.appendingPathComponent("Templates/base.mustache")
+        let layout = try String(contentsOf: base, encoding: .utf8)
+        try layout.replacingOccurrences(of: "<head>", with: "<head><!-- edited -->").write(to: base, atomically: true, encoding: .utf8)
+        let failed = try run(["build"], in: site)
+        XCTAssertEqual(failed.status, 2, failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("banks/19507/index.html"), failed.stderr)
+        XCTAssertEqual(try files(), before, "none of the failed build's pages is published")
+        XCTAssertTrue(try chattr("-i", locked))
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        XCTAssertTrue(try String(contentsOf: locked, encoding: .utf8).contains("<!-- edited -->"))
+
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let csv = try String(contentsOf: records, encoding: .utf8)
+        // Rows end in CRLF (a line feed alone is inside a quoted field).
+        try csv.components(separatedBy: "\r\n").filter { !$0.contains(",17443,") }.joined(separator: "\r\n")
+            .write(to: records, atomically: true, encoding: .utf8)
+        let gone = output.appendingPathComponent("banks/17443/index.html")
+        XCTAssertTrue(try chattr("+i", gone))
+        let kept = try run(["build"], in: site)
+        XCTAssertEqual(kept.status, 1, "published, with a problem")
+        XCTAssertTrue(kept.stderr.contains("banks/17443/index.html: cannot be deleted"), kept.stderr)
+        XCTAssertTrue(try chattr("-i", gone))
+        unlocked = true
+        let again = try run(["build"], in: site)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: gone.path), "the next build deletes it")
+    }
+
     func testABuildWaitsWhileAnotherProcessBuildsTheSite() throws {
         let site = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)

@@ -146,7 +146,7 @@ final class SpareFilesTests: XCTestCase {
             try replaceFile(atPath: output + "/" + name, with: Data(text.utf8))
             return false
         }
-        try spares.swapIn(spare, at: output + "/" + name)
+        if try spares.swapIn(spare, at: output + "/" + name) { spares.settle(spare) }
         return true
     }
 
