@@ -168,11 +168,15 @@ final class OutputWriter: @unchecked Sendable {
             failureLock.withLock { placed += done }
         }
         guard let failure else {
-            for item in placed {
-                switch item {
-                case .exchanged(let holder, _, true): spares?.settle(holder)
-                case .exchanged(let holder, _, false): unlink(holder)
-                case .new, .final: break
+            // The old files held until now go (or stay as spares), on every core as they were placed.
+            let holders = placed.compactMap { item -> (String, Bool)? in
+                guard case .exchanged(let holder, _, let isSpare) = item else { return nil }
+                return (holder, isSpare)
+            }
+            DispatchQueue.concurrentPerform(iterations: min(lanes, max(holders.count, 1))) { lane in
+                for index in stride(from: lane, to: holders.count, by: lanes) {
+                    let (holder, isSpare) = holders[index]
+                    if isSpare { spares?.settle(holder) } else { unlink(holder) }
                 }
             }
             return
