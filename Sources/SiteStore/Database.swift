@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// A connection to one SQLite database file: the only place sitegen opens SQLite.
 ///
@@ -67,7 +68,17 @@ public final class Database {
     /// How many statements have started executing on this connection (for cost assertions in tests).
     public var executedStatementCount: Int { traceCounter.pointee }
 
-    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    var lastErrorMessage: String { message(for: sqlite3_extended_errcode(handle)) }
+
+    /// SQLite's message for the failure `code` just returned, with, when the database's file failed, what
+    /// the system said and which file it was: "disk I/O error" alone reads as failing hardware.
+    func message(for code: Int32, _ given: String? = nil) -> String {
+        let message = given ?? String(cString: sqlite3_errmsg(handle))
+        guard SQLiteError.isAboutTheFile(code) else { return message }
+        let system = sqlite3_system_errno(handle)
+        let file = sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? ""
+        return message + (system != 0 ? " (\(String(cString: strerror(system))))" : "") + (file.isEmpty ? "" : " in \(file)")
+    }
 
     /// Prepares `sql`, reusing a cached statement for the same text.
     public func cachedStatement(_ sql: String) throws -> Statement {
@@ -93,7 +104,7 @@ public final class Database {
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         defer { sqlite3_free(message) }
         guard code == SQLITE_OK else {
-            throw SQLiteError(code: code, message: message.map { String(cString: $0) } ?? lastErrorMessage, sql: sql)
+            throw SQLiteError(code: code, message: self.message(for: code, message.map { String(cString: $0) }), sql: sql)
         }
     }
 

@@ -22,8 +22,15 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// Whether the statement was stopped by `sqlite3_interrupt` (a cancelled task).
     public var isInterrupt: Bool { code & 0xff == SQLITE_INTERRUPT }
 
+    /// Whether `code` says the database's file failed (a full disk, a read-only folder, an I/O error)
+    /// rather than the SQL: then the statement is no help to whoever reads the error.
+    static func isAboutTheFile(_ code: Int32) -> Bool {
+        [SQLITE_IOERR, SQLITE_FULL, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM].contains(code & 0xff)
+    }
+
     public var description: String {
         var text = "SQLite error \(code): \(message)"
+        if Self.isAboutTheFile(code) { return text }
         if let sql { text += " — while executing `\(sql)`" }
         if !arguments.isEmpty { text += " with arguments \(arguments)" }
         return text

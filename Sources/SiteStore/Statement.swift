@@ -15,7 +15,7 @@ public final class Statement {
         var handle: OpaquePointer?
         let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK, let handle else {
-            throw SQLiteError(code: code, message: database.lastErrorMessage, sql: sql)
+            throw SQLiteError(code: code, message: database.message(for: code), sql: sql)
         }
         self.sql = sql
         self.handle = handle
@@ -155,7 +155,7 @@ public final class Statement {
     }
 
     private func error(_ code: Int32) -> SQLiteError {
-        SQLiteError(code: code, message: database.lastErrorMessage, sql: sql, arguments: arguments)
+        SQLiteError(code: code, message: database.message(for: code), sql: sql, arguments: arguments)
     }
 }
 

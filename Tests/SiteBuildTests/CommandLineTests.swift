@@ -452,6 +452,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: gone.path), "the next build deletes it")
     }
 
+    /// Under `ulimit -n 14` the runtime crashed (SIGILL) when it could not open a file of its own, and under
+    /// `ulimit -f` the signal killed the build without a word; both are errors that say what to do.
+    func testTightProcessLimitsAreErrorsNotCrashes() throws {
+        let site = try exampleSite()
+        func build(under limit: String) throws -> (status: Int32, stdout: String, stderr: String) {
+            try run(["-c", "ulimit \(limit) && exec \"$0\" build", executable.path], in: site, executable: URL(fileURLWithPath: "/bin/sh"))
+        }
+        let files = try build(under: "-n 14")
+        XCTAssertEqual(files.status, 2, files.stderr)
+        XCTAssertEqual(files.stderr, "error: sitegen needs at least 64 open files, and this process may have 14 (ulimit -n); raise the limit\n")
+        let size = try build(under: "-f 100")
+        XCTAssertEqual(size.status, 2, "not killed by SIGXFSZ: \(size.stderr)")
+        XCTAssertTrue(size.stderr.contains(site.appendingPathComponent(".sitegen/store.sqlite").path), "the file that could not grow is named: \(size.stderr)")
+        XCTAssertEqual(try run(["build"], in: site).status, 0, "and the next build, without the limit, builds")
+    }
+
     func testABuildWaitsWhileAnotherProcessBuildsTheSite() throws {
         let site = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
