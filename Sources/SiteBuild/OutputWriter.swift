@@ -573,5 +573,14 @@ func replaceFile(atPath path: String, with data: Data) throws {
 func temporaryPath(for path: String) -> String {
     let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
     // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
-    return path[..<slash] + "." + path[slash...] + ".sitegen-\(getpid())-\(pthread_self()).tmp"
+    let suffix = ".sitegen-\(getpid())-\(pthread_self()).tmp"
+    var name = path[slash...].utf8
+    // A name near the file system's 255 bytes keeps as much of itself as fits (a static file's long name).
+    let room = 255 - 1 - suffix.utf8.count
+    if name.count > room {
+        var end = name.index(name.startIndex, offsetBy: room)
+        while end > name.startIndex, UTF8.isContinuation(name[end]) { name.formIndex(before: &end) }
+        name = name[..<end]
+    }
+    return path[..<slash] + "." + String(Substring(name)) + suffix
 }

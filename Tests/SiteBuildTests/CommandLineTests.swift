@@ -468,6 +468,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["build"], in: site).status, 0, "and the next build, without the limit, builds")
     }
 
+    /// A file whose name is near 255 bytes failed every build: its temporary file's name was longer.
+    func testAStaticFileWithANameNearTheLimitIsPublishedAndReplaced() throws {
+        let site = try exampleSite()
+        let folder = site.appendingPathComponent("static")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let names = [String(repeating: "c", count: 250) + ".txt", String(repeating: "é", count: 125) + ".txt"]
+        for (round, text) in ["one", "two"].enumerated() {
+            for name in names { try text.write(to: folder.appendingPathComponent(name), atomically: false, encoding: .utf8) }
+            let built = try run(["build"], in: site)
+            XCTAssertEqual(built.status, 0, "round \(round): \(built.stderr)")
+            for name in names {
+                XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/" + name), encoding: .utf8), text, "round \(round)")
+            }
+        }
+    }
+
     func testABuildWaitsWhileAnotherProcessBuildsTheSite() throws {
         let site = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
