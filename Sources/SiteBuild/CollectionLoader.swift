@@ -317,6 +317,28 @@ struct CollectionLoader {
         }
     }
 
+    /// Whether `file`, looked at because its status changed, still holds the bytes of its last good load (a
+    /// checkout or a cache restore gives every file a new status): a feed collection with nothing else
+    /// changed is then not read again whole.
+    private func hasItsLastBytes(_ file: FilePlan) -> Bool {
+        guard let previous = file.previous, previous.succeeded, previous.size == file.stat.size else { return false }
+        // A megabyte at a time, as a large feed is read: the hash does not depend on the pieces.
+        let descriptor = open(SourceGlob.location(of: file.path, under: root.path), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var hash = ContentHash()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SourceInput.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return false }
+            if count == 0 { break }
+            hash.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+        return previous.hash == hash.signed
+    }
+
     /// A collection whose table was made again for new fields, and whose sources did not all load into it:
     /// keeping the new table would lose the failing files' rows, which the old one still has.
     struct RebuildFailed: Error {
@@ -361,7 +383,7 @@ struct CollectionLoader {
         // gains it), so when any feed of the collection changed, all of them are read again, in the order a
         // clean build reads them. Feed files are few; records, kept in files by the thousand, fail instead.
         statements.keepsFirstOfSharedKeys = collection.kind == .feed
-        let readsAll = rebuilt || (collection.kind == .feed && !(plan.files.isEmpty && plan.removed.isEmpty))
+        let readsAll = rebuilt || (collection.kind == .feed && (!plan.removed.isEmpty || plan.files.contains { !hasItsLastBytes($0) }))
         // Every file is read into a rebuilt table, in the loading order.
         let files = readsAll ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
         if !readsAll { outcome.sourcesUnchanged += plan.unchangedCount }

@@ -100,6 +100,23 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(try build().sourcesRead, 0, "its new time is remembered")
     }
 
+    /// A feed whose status changed but not its bytes (a fresh checkout, a restored cache) had its whole
+    /// collection parsed again; it is now found unchanged by its hash, as record files are.
+    func testAFeedWithANewStatusAndTheSameBytesIsNotParsedAgainNorAreTheOthers() throws {
+        try write("data/more.xml", "<rss version=\"2.0\"><channel><title>M</title><item><guid>m1</guid><title>M one</title></item></channel></rss>")
+        XCTAssertEqual(try build().sourcesRead, 4)
+        let news = site.appendingPathComponent("data/news.xml").path
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: news)
+        let touched = try build()
+        XCTAssertEqual([touched.sourcesRead, touched.sourcesSameBytes, touched.sourcesUnchanged], [1, 1, 3], "only the touched feed is looked at, by its hash")
+        XCTAssertEqual(changes(touched), [0, 0, 0])
+        // A real edit still reads the collection's feeds again, in order (an item two feeds have is the first's).
+        try write("data/more.xml", "<rss version=\"2.0\"><channel><title>M</title><item><guid>g2</guid><title>Two elsewhere</title></item></channel></rss>")
+        let edited = try build()
+        XCTAssertEqual(edited.sourcesRead, 2)
+        XCTAssertEqual(changes(edited), [1, 0, 2], "m1 goes, and g2 is now more.xml's, the first file by path: a row of it replaces news.xml's")
+    }
+
     func testASourceTooLargeToReadWholeIsStreamedDiffedRowByRowAndKeptWhenItBreaks() throws {
         // Over 8 MiB: hashed and parsed a chunk at a time, rows written as they are read.
         let padding = String(repeating: "word ", count: 60)
