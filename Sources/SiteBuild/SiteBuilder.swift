@@ -17,7 +17,9 @@ public struct SiteBuilder {
     /// Where pages go; `output/` under the root by default.
     public let outputDirectory: URL
     /// Where the store lives; `.sitegen/store.sqlite` under the root by default.
-    public let storePath: URL
+    public private(set) var storePath: URL
+    /// A plan working on a copy of the store (`planningCopy()`).
+    private var plansOnACopy = false
     /// Told, about twice a second, how the load of each source too large to read whole is going.
     public var onLoadProgress: ((LoadProgress) -> Void)?
     /// Told, about twice a second, how the pages of each listing and collection are coming along (only
@@ -74,6 +76,17 @@ public struct SiteBuilder {
     /// Only the pages whose inputs changed since the last complete build are rendered (see `RenderPlan`);
     /// the result is the same, file for file, as a build from nothing.
     public func build(options: Options = Options()) throws -> BuildSummary {
+        // A folder that is no site is said so before `.sitegen/` is made in it.
+        _ = try readConfig()
+        if options.dryRun, !plansOnACopy, let scratch = try planningCopy() {
+            // A plan changes nothing, not even by making a store: on a new site, or one whose `.sitegen/`
+            // this user may not write (a read-only checkout), it plans on a copy of the store.
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            var copy = self
+            copy.storePath = scratch.appendingPathComponent("store.sqlite")
+            copy.plansOnACopy = true
+            return try copy.build(options: options)
+        }
         let lock = try BuildLock(beside: storePath, onWait: onWaitingForAnotherBuild)
         defer { withExtendedLifetime(lock) {} }
         let store = try SiteStore(path: storePath.path)
@@ -346,6 +359,32 @@ extension SiteBuilder {
         try load(config: config, store: store, into: &summary)
         clock.lap("load", into: &summary)
         return summary
+    }
+
+    /// A new temporary folder holding a copy of the store (none, when there is none) for a plan to work in,
+    /// when the store is not there or its folder may not be written; nil when the plan can use the store.
+    private func planningCopy() throws -> URL? {
+        let folder = storePath.deletingLastPathComponent().path
+        let exists = FileManager.default.fileExists(atPath: storePath.path)
+        guard !exists || access(folder, W_OK) != 0 || access(storePath.path, W_OK) != 0 else { return nil }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        if exists {
+            // The file as it is, with a write-ahead log a killed build left: SQLite cannot open a store in
+            // a folder it may not write in.
+            do {
+                for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: storePath.path + suffix) {
+                    let copy = scratch.appendingPathComponent("store.sqlite" + suffix).path
+                    try FileManager.default.copyItem(atPath: storePath.path + suffix, toPath: copy)
+                    // The copy keeps the store's mode, which may forbid writing it.
+                    chmod(copy, 0o600)
+                }
+            } catch {
+                try? FileManager.default.removeItem(at: scratch)
+                throw BuildError.input(path: storePath.path, reason: "cannot be copied for a plan: \(error.localizedDescription)")
+            }
+        }
+        return scratch
     }
 
     func readConfig() throws -> SiteConfig {

@@ -484,6 +484,35 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// A folder with no sitegen.yml got a `.sitegen/` from the build that said it was no site; `--plan` made
+    /// one in a new site; and in a checkout this user may not write, `--plan` failed on its store.
+    func testAPlanAndAFolderThatIsNoSiteAreLeftAsTheyWere() throws {
+        let folder = try temporaryFolder()
+        XCTAssertEqual(try run(["build"], in: folder).status, 2)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "nothing made in a folder that is no site")
+        let site = try exampleSite()
+        let fresh = try run(["build", "--plan"], in: site)
+        XCTAssertEqual(fresh.status, 0, fresh.stderr)
+        XCTAssertTrue(fresh.stdout.contains("render / — first build\n"), fresh.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: site.path).sorted(), ["Templates", "content", "sitegen.yml"])
+
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        let base = site.appendingPathComponent("Templates/base.mustache")
+        try String(contentsOf: base, encoding: .utf8).replacingOccurrences(of: "<head>", with: "<head><!-- edited -->")
+            .write(to: base, atomically: true, encoding: .utf8)
+        for (tool, arguments) in [("/bin/chown", ["-R", "65534:65534", site.path]), ("/bin/chmod", ["-R", "a-w", site.path])] {
+            let process = try Process.run(URL(fileURLWithPath: tool), arguments: arguments)
+            process.waitUntilExit()
+        }
+        defer { _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+w", site.path]).waitUntilExit() }
+        let readOnly = try run(["--reuid=65534", "--regid=65534", "--clear-groups", executable.path, "build", "--plan"], in: site,
+                               executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        XCTAssertEqual(readOnly.status, 0, readOnly.stderr)
+        XCTAssertTrue(readOnly.stdout.contains("— template changed: base.mustache"), readOnly.stdout)
+        XCTAssertFalse(readOnly.stdout.contains("first build"), "planned from the store's copy: \(readOnly.stdout.prefix(300))")
+    }
+
     func testABuildWaitsWhileAnotherProcessBuildsTheSite() throws {
         let site = try exampleSite()
         XCTAssertEqual(try run(["build", "--site", site.path], in: site).status, 0)
