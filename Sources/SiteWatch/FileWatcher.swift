@@ -88,13 +88,20 @@ public final class FileWatcher: @unchecked Sendable {
     }
 
     /// Blocks until changes arrive and then quiet lasts `quietPeriod` (or `maximumDelay` has passed since the
-    /// first); returns the changed paths relative to the root, sorted, or nil once `stop()` was called.
-    public func nextBatch() throws -> [String]? {
+    /// first); returns the changed paths relative to the root, sorted, or nil once `stop()` was called. With
+    /// `retryAfter`, returns an empty batch when that many seconds pass with nothing changed.
+    public func nextBatch(retryAfter: Double? = nil) throws -> [String]? {
         #if canImport(Glibc)
         var changed = Set<String>(), created = Set<String>()
         var firstChange = 0.0, lastChange = 0.0
+        let retryAt = retryAfter.map { Self.now() + $0 }
         while !stopped {
             var timeout: Int32 = -1
+            if changed.isEmpty, let retryAt {
+                let now = Self.now()
+                if now >= retryAt { return [] }
+                timeout = Int32(((retryAt - now) * 1_000).rounded(.up))
+            }
             if !changed.isEmpty {
                 let now = Self.now()
                 let due = min(lastChange + configuration.quietPeriod, firstChange + configuration.maximumDelay)

@@ -30,11 +30,22 @@ public struct Rebuilder {
             // A build that stopped after its load says what the load found too: the next one will not.
             let loaded = (error as? BuildError)?.summary
             report.loaded = loaded != nil
+            report.failedOutsideTheSite = !Self.isTheSites(error)
             report.errors = (loaded?.problems.map(\.description) ?? []) + ["\(error)"]
             report.warnings = loaded?.warnings.map(\.description) ?? []
         }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return report
+    }
+
+    /// Whether `error` is in the site's own files (sitegen.yml, a template, a source), which a save fixes,
+    /// rather than in the machine (the disk, the store, the output folder's permissions).
+    static func isTheSites(_ error: any Error) -> Bool {
+        switch error as? BuildError {
+        case .config?, .templates?, .newFieldsFailed?: return true
+        case .stopped(let inner, _)?: return isTheSites(inner)
+        case .output?, .input?, nil: return false
+        }
     }
 }
 
@@ -52,6 +63,9 @@ public struct RebuildReport: Sendable {
     public var seconds = 0.0
     /// Whether the build's load was committed: the store then holds the sources as the build found them.
     public var loaded = false
+    /// Whether the build failed for the machine rather than a file of the site (a full disk, a store it
+    /// may not write): no save fixes that, and a watch tries again.
+    public var failedOutsideTheSite = false
 
     /// Describes a build caused by `changedPaths` that has not run yet.
     public init(changedPaths: [String]) {
@@ -74,7 +88,12 @@ public struct RebuildReport: Sendable {
             cause = shown + more + " changed: "
         }
         let time = String(format: "%.2f s", seconds)
-        guard let summary else { return cause + "build failed in \(time); fix it and save again" }
+        guard let summary else {
+            if failedOutsideTheSite {
+                return cause + "build failed in \(time), not for a file of the site; trying again every \(Int(WatchSession.retryInterval)) s"
+            }
+            return cause + "build failed in \(time); fix it and save again"
+        }
         let pages = "\(summary.rendered.count) pages rendered, \(summary.pagesKept) kept; "
             + "\(summary.pagesWritten) files written, \(summary.pagesUnchanged) unchanged, \(summary.pagesDeleted) deleted"
         if !errors.isEmpty { return cause + "built with \(errors.count) problem(s) in \(time): \(pages)" }

@@ -92,13 +92,21 @@ public final class WatchSession: @unchecked Sendable {
     /// Builds once per batch of changes, telling `report` about each, until `stop()`; throws only when the watch
     /// itself breaks (inotify), never for a failed build.
     public func watch(report: (RebuildReport) -> Void) throws {
-        while let changed = try watcher.nextBatch() {
+        var retryAfter: Double?
+        while let changed = try watcher.nextBatch(retryAfter: retryAfter) {
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
             // files written there during the build are seen.
             followSources()
-            report(buildOnce(changedPaths: changed))
+            let rebuilt = buildOnce(changedPaths: changed)
+            report(rebuilt)
+            // A build the machine failed (a full disk, the store's folder) is tried again until it builds:
+            // no save of the user's would be the fix.
+            retryAfter = rebuilt.failedOutsideTheSite ? Self.retryInterval : nil
         }
     }
+
+    /// How long a watch waits before trying again a build the machine failed.
+    public static let retryInterval = 5.0
 
     /// Watches the folders and files `sitegen.yml` reads sources from now, and no longer those it stopped
     /// naming (a save there would build for nothing).

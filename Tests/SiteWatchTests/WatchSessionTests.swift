@@ -48,6 +48,53 @@ final class WatchSessionTests: XCTestCase {
         XCTAssertEqual(WatchSession.sourceFolders(of: site).folders, ["assets", "static"])
     }
 
+    /// A build the machine failed (here a store it may not write) told the user to fix a file and save again,
+    /// and nothing happened once the machine was fixed: the watch tries again by itself.
+    func testABuildTheMachineFailedIsTriedAgainWithoutASave() throws {
+        XCTAssertTrue(session.buildOnce().succeeded)
+        let store = site.appendingPathComponent(".sitegen/store.sqlite")
+        func chattr(_ flag: String) throws -> Bool {
+            let process = try Process.run(URL(fileURLWithPath: "/usr/bin/chattr"), arguments: [flag, store.path])
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr"), try chattr("+i") else {
+            throw XCTSkip("needs root and a file system that keeps a file immutable")
+        }
+        var locked = true
+        defer { if locked { _ = try? chattr("-i") } }
+        final class Reports: @unchecked Sendable {
+            let lock = NSLock()
+            var list: [RebuildReport] = []
+            var all: [RebuildReport] { lock.withLock { list } }
+        }
+        let reports = Reports()
+        let session = self.session!
+        let watching = Thread {
+            try? session.watch { report in reports.lock.withLock { reports.list.append(report) } }
+        }
+        watching.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        try write("content/a.md", "---\ntitle: A2\n---\n")
+        func waitFor(_ seconds: Double, _ condition: ([RebuildReport]) -> Bool) -> Bool {
+            let end = Date(timeIntervalSinceNow: seconds)
+            while Date() < end {
+                if condition(reports.all) { return true }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return false
+        }
+        XCTAssertTrue(waitFor(5) { !$0.isEmpty }, "the save builds")
+        let failed = try XCTUnwrap(reports.all.first)
+        XCTAssertFalse(failed.succeeded)
+        XCTAssertTrue(failed.failedOutsideTheSite, "\(failed.errors)")
+        XCTAssertTrue(failed.line.hasSuffix("not for a file of the site; trying again every 5 s"), failed.line)
+        XCTAssertTrue(try chattr("-i"))
+        locked = false
+        XCTAssertTrue(waitFor(WatchSession.retryInterval + 5) { $0.last?.succeeded == true }, "\(reports.all.map(\.line))")
+        XCTAssertEqual(try home, "a=A2;b=B;c=C;", "built with no save after the store could be written")
+    }
+
     func testABuildLooksOnlyWhereTheWatcherSawChangesSinceTheLastBuildThatLoaded() throws {
         XCTAssertTrue(session.buildOnce().succeeded, "the first build looks at every source")
         XCTAssertEqual(try home, "a=A;b=B;c=C;")
