@@ -252,7 +252,9 @@ public struct SiteBuilder {
                 writer.discardUnpublished()
                 // Stopped before publishing, the output folder is the last complete build's: the next build
                 // needs only this one's changes to make what it did not (not every page, as after a kill).
-                if !publishing && !options.dryRun {
+                // Not after a killed build (its mark says what only a build of every page finishes), nor
+                // into another folder than the last build's (the manifest is still that folder's).
+                if !publishing && !options.dryRun && !interrupted && (lastFolder == nil || lastFolder == folder) {
                     cacheWriter?.finish()
                     _ = try? store.keepPendingChanges(changes)
                 }

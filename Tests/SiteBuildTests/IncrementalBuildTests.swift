@@ -1,5 +1,6 @@
 import Foundation
 import SiteBuild
+import SiteStore
 import TestSupport
 import XCTest
 
@@ -320,6 +321,35 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(again.writtenPaths.contains("banks/23917/index.html"), "\(again.writtenPaths)")
         try FileManager.default.moveItem(at: moved, to: site)
         try assertSameAsCleanBuild("after the site was moved and a record edited")
+    }
+
+    /// A build that stops before publishing keeps its changes for the next build and unmarks the output as
+    /// half-written, but not the mark of a killed build before it (the next build must render every page),
+    /// nor when it built into another folder than the last (the next build into it deleted all it held).
+    func testAStoppedBuildKeepsAKilledBuildsMarkAndAnotherFoldersFiles() throws {
+        let template = site.appendingPathComponent("Templates/detail.mustache")
+        let good = try String(contentsOf: template, encoding: .utf8)
+        func stop(_ builder: SiteBuilder) throws {
+            try (good + "{{no_such_value}}").write(to: template, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try builder.build())
+            try good.write(to: template, atomically: true, encoding: .utf8)
+        }
+        let first = try SiteBuilder(root: site).build()
+        // A killed build's mark, as `beginWritingOutput` leaves it.
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        try store.setState("writing-output", "1")
+        try stop(SiteBuilder(root: site))
+        let after = try SiteBuilder(root: site).build()
+        XCTAssertEqual(after.rendered.count, first.rendered.count)
+        XCTAssertTrue(after.rendered.allSatisfy { $0.reason == "the last build did not finish" }, "\(after.rendered.prefix(2))")
+
+        let elsewhere = work.appendingPathComponent("public")
+        XCTAssertTrue(try SiteBuilder(root: site, outputDirectory: elsewhere).build().succeeded)
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        try stop(SiteBuilder(root: site, outputDirectory: elsewhere))
+        let deploy = try SiteBuilder(root: site, outputDirectory: elsewhere).build()
+        XCTAssertEqual(deploy.deletedPaths, [])
+        XCTAssertEqual(try files(under: elsewhere), try files(under: site.appendingPathComponent("output")))
     }
 
     /// The page a file belongs to: a feed or a Markdown twin goes with its listing page.
