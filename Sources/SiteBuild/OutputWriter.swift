@@ -181,17 +181,50 @@ final class OutputWriter: @unchecked Sendable {
             }
             return
         }
-        // A build that fails publishes none of its pages: the old files go back, the new ones go.
+        let renamedOver = placed.filter { if case .final = $0 { true } else { false } }.count
+        guard renamedOver == 0 else {
+            // A page renamed over its old file (a file system that cannot exchange: NFS, FAT) cannot go
+            // back, so none does: the pages placed stay together, with the new pages they link to, and
+            // the error says how many.
+            for item in placed {
+                switch item {
+                case .exchanged(let holder, _, true): spares?.settle(holder)
+                case .exchanged(let holder, _, false): unlink(holder)
+                case .new, .final: break
+                }
+            }
+            for (file, _, isSpare) in files where !isSpare { unlink(file) }
+            let path = (failure as? CocoaError)?.userInfo[NSFilePathErrorKey] as? String ?? rootPath
+            let reason = (failure as? CocoaError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(failure)"
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason
+                + "; \(placed.count) of the build's \(files.count) files were published before it, and stay (this file system "
+                + "cannot exchange files, so they could not be taken back); the next build finishes the rest"])
+        }
+        // A build that fails publishes none of its pages: the old files go back, the new ones go, and the
+        // folders made for them.
         for item in placed.reversed() {
             switch item {
             case .exchanged(let holder, let path, true): spares?.takeBack(holder, from: path)
             case .exchanged(let holder, let path, false): sitegen_exchange(holder, path)
-            case .new(let path): unlink(path)
+            case .new(let path):
+                unlink(path)
+                removeMadeFolders(above: path)
             case .final: break
             }
         }
-        for (file, _, isSpare) in files where !isSpare { unlink(file) }
+        for (file, _, isSpare) in files where !isSpare {
+            if unlink(file) == 0 { removeMadeFolders(above: file) }
+        }
         throw failure
+    }
+
+    /// Removes the folders this build made above the file at `fullPath` while they are empty.
+    private func removeMadeFolders(above fullPath: String) {
+        var folder = Substring(fullPath.dropFirst(rootPath.count + 1))
+        while let slash = folder.lastIndex(of: "/") {
+            folder = folder[..<slash]
+            guard lock.withLock({ madeFolders.contains(folder) }), rmdir(rootPath + "/" + folder) == 0 else { break }
+        }
     }
 
     /// What placing a file leaves, so that a failed publication can be taken back.
@@ -295,11 +328,7 @@ final class OutputWriter: @unchecked Sendable {
         }
         for (file, path, isSpare) in files where !isSpare {
             unlink(file)
-            var folder = Substring(path.dropFirst(rootPath.count + 1))
-            while let slash = folder.lastIndex(of: "/") {
-                folder = folder[..<slash]
-                guard lock.withLock({ madeFolders.contains(folder) }), rmdir(rootPath + "/" + folder) == 0 else { break }
-            }
+            removeMadeFolders(above: path)
         }
         // The last build's files go back where they were, unless this build's folder there is not empty;
         // a file left aside has a temporary file's name, and the next build deletes it.
@@ -574,13 +603,15 @@ func temporaryPath(for path: String) -> String {
     let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
     // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
     let suffix = ".sitegen-\(getpid())-\(pthread_self()).tmp"
-    var name = path[slash...].utf8
-    // A name near the file system's 255 bytes keeps as much of itself as fits (a static file's long name).
+    let name = path[slash...].utf8
+    // A name near the file system's 255 bytes keeps as much of itself as fits (a static file's long name),
+    // and a hash of the whole, so that two names alike in their first 200 bytes do not share one.
     let room = 255 - 1 - suffix.utf8.count
-    if name.count > room {
-        var end = name.index(name.startIndex, offsetBy: room)
-        while end > name.startIndex, UTF8.isContinuation(name[end]) { name.formIndex(before: &end) }
-        name = name[..<end]
-    }
-    return path[..<slash] + "." + String(Substring(name)) + suffix
+    guard name.count > room else { return path[..<slash] + "." + String(Substring(name)) + suffix }
+    var hash = ContentHash()
+    hash.combine(String(Substring(name)))
+    let mark = "~" + String(UInt64(bitPattern: hash.signed), radix: 16)
+    var end = name.index(name.startIndex, offsetBy: room - mark.utf8.count)
+    while end > name.startIndex, UTF8.isContinuation(name[end]) { name.formIndex(before: &end) }
+    return path[..<slash] + "." + String(Substring(name[..<end])) + mark + suffix
 }

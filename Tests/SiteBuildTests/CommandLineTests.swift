@@ -427,15 +427,22 @@ final class CommandLineTests: XCTestCase {
         let base = site.appendingPathComponent("Templates/base.mustache")
         let layout = try String(contentsOf: base, encoding: .utf8)
         try layout.replacingOccurrences(of: "<head>", with: "<head><!-- edited -->").write(to: base, atomically: true, encoding: .utf8)
+        // A new record too: its page's new folder goes with it.
+        let records = site.appendingPathComponent("content/records/failed-banks.csv")
+        let original = try String(contentsOf: records, encoding: .utf8)
+        try (original + "New Bank,Nowhere,ZZ,990001,Nobody,2024-03-01,1,\r\n").write(to: records, atomically: true, encoding: .utf8)
         let failed = try run(["build"], in: site)
         XCTAssertEqual(failed.status, 2, failed.stderr)
         XCTAssertTrue(failed.stderr.contains("banks/19507/index.html"), failed.stderr)
         XCTAssertEqual(try files(), before, "none of the failed build's pages is published")
+        for folder in ["banks/990001", "states/zz"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent(folder).path), "\(folder): no folder left of a page not published")
+        }
+        try original.write(to: records, atomically: true, encoding: .utf8)
         XCTAssertTrue(try chattr("-i", locked))
         XCTAssertEqual(try run(["build"], in: site).status, 0)
         XCTAssertTrue(try String(contentsOf: locked, encoding: .utf8).contains("<!-- edited -->"))
 
-        let records = site.appendingPathComponent("content/records/failed-banks.csv")
         let csv = try String(contentsOf: records, encoding: .utf8)
         // Rows end in CRLF (a line feed alone is inside a quoted field).
         try csv.components(separatedBy: "\r\n").filter { !$0.contains(",17443,") }.joined(separator: "\r\n")
@@ -473,13 +480,17 @@ final class CommandLineTests: XCTestCase {
         let site = try exampleSite()
         let folder = site.appendingPathComponent("static")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let names = [String(repeating: "c", count: 250) + ".txt", String(repeating: "é", count: 125) + ".txt"]
+        // The last two are alike in their first 230 bytes: their temporary files must not be one.
+        let names = [String(repeating: "c", count: 250) + ".txt", String(repeating: "é", count: 125) + ".txt",
+                     String(repeating: "d", count: 230) + "1.txt", String(repeating: "d", count: 230) + "2.txt"]
         for (round, text) in ["one", "two"].enumerated() {
-            for name in names { try text.write(to: folder.appendingPathComponent(name), atomically: false, encoding: .utf8) }
+            for (index, name) in names.enumerated() {
+                try "\(text) \(index)".write(to: folder.appendingPathComponent(name), atomically: false, encoding: .utf8)
+            }
             let built = try run(["build"], in: site)
             XCTAssertEqual(built.status, 0, "round \(round): \(built.stderr)")
-            for name in names {
-                XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/" + name), encoding: .utf8), text, "round \(round)")
+            for (index, name) in names.enumerated() {
+                XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/" + name), encoding: .utf8), "\(text) \(index)", "round \(round)")
             }
         }
     }
