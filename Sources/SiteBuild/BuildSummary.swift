@@ -104,18 +104,38 @@ public struct BuildSummary: Sendable {
             var problems: [String]
             var stages: [String: Double]
         }
+        func diagnostic(of message: String) -> Diagnostic {
+            let (file, line, column, text) = Self.located(message)
+            return Diagnostic(severity: "error", file: file, line: line, column: column, message: text)
+        }
         func diagnostics(_ errors: [SourceError], _ severity: String) -> [Diagnostic] {
             errors.flatMap(\.all).map { Diagnostic(severity: severity, file: $0.file, line: $0.line, column: $0.column, message: $0.reason) }
         }
         let report = Report(
             dryRun: dryRun, succeeded: succeeded, stopped: stoppedBy != nil, warnings: warnings.map(\.description),
-            diagnostics: diagnostics(problems, "error") + diagnostics(warnings, "warning"),
+            diagnostics: diagnostics(problems, "error") + (stoppedBy.map { [diagnostic(of: $0)] } ?? []) + diagnostics(warnings, "warning"),
             sources: ["read": sourcesRead, "sameBytes": sourcesSameBytes, "unchanged": sourcesUnchanged], rendered: rendered, kept: pagesKept, written: writtenPaths.sorted(), unchanged: pagesUnchanged,
             deleted: deletedPaths, deltas: deltas, rows: ["inserted": rowsInserted, "updated": rowsUpdated, "deleted": rowsDeleted],
             problems: problems.map(\.description) + (stoppedBy.map { [$0] } ?? []), stages: Dictionary(stageSeconds.map { ($0.stage, $0.seconds) }) { $1 })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(report)
+    }
+
+    /// The file, line, column and message of an error printed as `file:line:column: message` (the file
+    /// alone, or none, when it says less).
+    static func located(_ message: String) -> (file: String, line: Int?, column: Int?, message: String) {
+        let parts = message.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 2, !parts[0].isEmpty, !parts[0].contains(" ") || parts[0].contains("/") else { return ("", nil, nil, message) }
+        let file = String(parts[0])
+        guard let line = Int(parts[1]) else {
+            return (file, nil, nil, String(message.dropFirst(file.count + 1)).trimmingCharacters(in: .whitespaces))
+        }
+        if parts.count >= 3, let column = Int(parts[2]) {
+            return (file, line, column, parts.count == 4 ? String(parts[3]).trimmingCharacters(in: .whitespaces) : "")
+        }
+        let rest = parts.dropFirst(2).joined(separator: ":")
+        return (file, line, nil, rest.trimmingCharacters(in: .whitespaces))
     }
 
     /// The one-paragraph report printed at the end of `sitegen build`.

@@ -288,7 +288,12 @@ public struct SiteBuilder {
         }
         try store.updatePageManifest(changed: changed, removed: keptPaths.isEmpty ? removed : removed.filter { !keptPaths.contains($0) })
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
-        if !leftHere.isEmpty { for name in Set([folder, absolute]) { try store.forgetFiles(ofFolder: name) } }
+        if !leftHere.isEmpty {
+            for name in Set([folder, absolute]) { try store.forgetFiles(ofFolder: name) }
+            // One that could not be deleted is remembered still, for the next build to try again.
+            let stillHere = leftHere.filter(keptPaths.contains)
+            if !stillHere.isEmpty { try store.remember(stillHere, ofFolder: folder) }
+        }
         // A mark of the output's last change, whichever process made it: a `serve` whose own build finds
         // nothing to do (a `build` in another terminal got there first) still reloads its open pages.
         if !options.dryRun && (writer.written > 0 || !summary.deletedPaths.isEmpty) {
@@ -369,6 +374,10 @@ extension SiteBuilder {
         let folder = storePath.deletingLastPathComponent().path
         let exists = FileManager.default.fileExists(atPath: storePath.path)
         guard !exists || access(folder, W_OK) != 0 || access(storePath.path, W_OK) != 0 else { return nil }
+        // Copied while no build writes it: a shared lock on the lock file a build holds alone.
+        let lockFile = open(storePath.deletingLastPathComponent().appendingPathComponent("lock").path, O_RDONLY | O_CLOEXEC)
+        defer { if lockFile >= 0 { close(lockFile) } }
+        if lockFile >= 0 { while flock(lockFile, LOCK_SH) != 0 && errno == EINTR {} }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-plan-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         if exists {

@@ -383,6 +383,14 @@ public final class SiteStore {
         }
     }
 
+    /// Remembers `paths` as files builds left in `folder` (a file a build could not delete there).
+    public func remember(_ paths: [String], ofFolder folder: String) throws {
+        try transaction {
+            let insert = try database.cachedStatement("INSERT OR IGNORE INTO sitegen_folder_files (folder, path) VALUES (?, ?)")
+            for path in paths { try insert.execute([.text(folder), .text(path)]) }
+        }
+    }
+
     /// The files builds left in `folder` when they last wrote it before writing another (`rememberFiles`).
     public func rememberedFiles(ofFolder folder: String) throws -> [String] {
         try database.fetchAll("SELECT path FROM sitegen_folder_files WHERE folder = ?", [.text(folder)]).compactMap { $0["path"]?.stringValue }

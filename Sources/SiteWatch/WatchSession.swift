@@ -93,12 +93,15 @@ public final class WatchSession: @unchecked Sendable {
     /// itself breaks (inotify), never for a failed build.
     public func watch(report: (RebuildReport) -> Void) throws {
         var retryAfter: Double?
+        var lastErrors: [String]?
         while let changed = try watcher.nextBatch(retryAfter: retryAfter) {
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
             // files written there during the build are seen.
             followSources()
             let rebuilt = buildOnce(changedPaths: changed)
-            report(rebuilt)
+            // A retry that fails as the build before it did says nothing new.
+            if !(changed.isEmpty && !rebuilt.succeeded && rebuilt.errors == lastErrors) { report(rebuilt) }
+            lastErrors = rebuilt.succeeded ? nil : rebuilt.errors
             // A build the machine failed (a full disk, the store's folder) is tried again until it builds:
             // no save of the user's would be the fix.
             retryAfter = rebuilt.failedOutsideTheSite ? Self.retryInterval : nil

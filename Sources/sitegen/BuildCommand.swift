@@ -175,7 +175,11 @@ enum ReportFile {
 
     /// `path` with its links followed (as far as they lead to something), relative to the working folder.
     private static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return path }
+        guard let real = realpath(path, nil) else {
+            // A link to a file not there yet: the file is made where it leads, and the link stays.
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { return path }
+            return target.hasPrefix("/") ? target : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+        }
         defer { free(real) }
         return String(cString: real)
     }

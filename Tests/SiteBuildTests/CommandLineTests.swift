@@ -345,6 +345,10 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(odd["severity"] as? String, "warning")
         XCTAssertEqual(odd["line"] as? Int, 2)
         XCTAssertEqual(diagnostics.first { $0["file"] as? String == "content/feeds/cut.xml" }?["severity"] as? String, "error")
+        let stopping = try XCTUnwrap(diagnostics.first { $0["file"] as? String == "Templates/detail.mustache" }, "the error that stopped the build: \(diagnostics)")
+        XCTAssertEqual(stopping["severity"] as? String, "error")
+        XCTAssertNotNil(stopping["line"] as? Int)
+        XCTAssertTrue((stopping["message"] as? String)?.contains("'oops'") == true, "\(stopping)")
         let sources = try XCTUnwrap(json["sources"] as? [String: Int])
         XCTAssertEqual(Set(sources.keys), ["read", "sameBytes", "unchanged"])
         XCTAssertEqual(sources["read"], 6, "a first build reads the example's four sources and the two feeds: \(sources)")
@@ -373,6 +377,12 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["build", "--report", "link.json"], in: site).status, 0)
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), kept.path, "the link stays a link")
         XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(contentsOf: kept)) as? [String: Any], "what it leads to has the report")
+        // A link to a file not there yet: the file is made where it leads.
+        let later = site.appendingPathComponent("later.json")
+        try FileManager.default.createSymbolicLink(atPath: later.path, withDestinationPath: "content/later-report.json")
+        XCTAssertEqual(try run(["build", "--report", "later.json"], in: site).status, 0)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: later.path), "content/later-report.json")
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(contentsOf: site.appendingPathComponent("content/later-report.json"))) as? [String: Any])
 
         let fifo = site.appendingPathComponent("fifo")
         XCTAssertEqual(mkfifo(fifo.path, 0o644), 0)
@@ -457,6 +467,23 @@ final class CommandLineTests: XCTestCase {
         let again = try run(["build"], in: site)
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: gone.path), "the next build deletes it")
+
+        // The same in another output folder, whose files are remembered while output/ is built.
+        XCTAssertEqual(try run(["build", "-o", "public"], in: site).status, 0)
+        try csv.components(separatedBy: "\r\n").filter { !$0.contains(",19507,") && !$0.contains(",17443,") }.joined(separator: "\r\n")
+            .write(to: records, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        let deployed = site.appendingPathComponent("public/banks/19507/index.html")
+        XCTAssertTrue(try chattr("+i", deployed))
+        defer { _ = try? chattr("-i", deployed) }
+        for attempt in 1...2 {
+            let stuck = try run(["build", "-o", "public"], in: site)
+            XCTAssertEqual(stuck.status, 1, "attempt \(attempt)")
+            XCTAssertTrue(stuck.stderr.contains("public/banks/19507/index.html: cannot be deleted"), "attempt \(attempt): \(stuck.stderr)")
+        }
+        XCTAssertTrue(try chattr("-i", deployed))
+        XCTAssertEqual(try run(["build", "-o", "public"], in: site).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: deployed.path))
     }
 
     /// Under `ulimit -n 14` the runtime crashed (SIGILL) when it could not open a file of its own, and under
