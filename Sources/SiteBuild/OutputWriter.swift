@@ -168,17 +168,7 @@ final class OutputWriter: @unchecked Sendable {
             failureLock.withLock { placed += done }
         }
         guard let failure else {
-            // The old files held until now go (or stay as spares), on every core as they were placed.
-            let holders = placed.compactMap { item -> (String, Bool)? in
-                guard case .exchanged(let holder, _, let isSpare) = item else { return nil }
-                return (holder, isSpare)
-            }
-            DispatchQueue.concurrentPerform(iterations: min(lanes, max(holders.count, 1))) { lane in
-                for index in stride(from: lane, to: holders.count, by: lanes) {
-                    let (holder, isSpare) = holders[index]
-                    if isSpare { spares?.settle(holder) } else { unlink(holder) }
-                }
-            }
+            release(placed, lanes: lanes)
             return
         }
         let renamedOver = placed.filter { if case .final = $0 { true } else { false } }.count
@@ -186,13 +176,7 @@ final class OutputWriter: @unchecked Sendable {
             // A page renamed over its old file (a file system that cannot exchange: NFS, FAT) cannot go
             // back, so none does: the pages placed stay together, with the new pages they link to, and
             // the error says how many.
-            for item in placed {
-                switch item {
-                case .exchanged(let holder, _, true): spares?.settle(holder)
-                case .exchanged(let holder, _, false): unlink(holder)
-                case .new, .final: break
-                }
-            }
+            release(placed, lanes: lanes)
             for (file, _, isSpare) in files where !isSpare { unlink(file) }
             let path = (failure as? CocoaError)?.userInfo[NSFilePathErrorKey] as? String ?? rootPath
             let reason = (failure as? CocoaError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(failure)"
@@ -216,6 +200,21 @@ final class OutputWriter: @unchecked Sendable {
             if unlink(file) == 0 { removeMadeFolders(above: file) }
         }
         throw failure
+    }
+
+    /// Once the pages placed stay: the old files they held until now go (or stay as spares), on every core
+    /// as they were placed.
+    private func release(_ placed: [Placed], lanes: Int) {
+        let holders = placed.compactMap { item -> (String, Bool)? in
+            guard case .exchanged(let holder, _, let isSpare) = item else { return nil }
+            return (holder, isSpare)
+        }
+        DispatchQueue.concurrentPerform(iterations: min(lanes, max(holders.count, 1))) { lane in
+            for index in stride(from: lane, to: holders.count, by: lanes) {
+                let (holder, isSpare) = holders[index]
+                if isSpare { spares?.settle(holder) } else { unlink(holder) }
+            }
+        }
     }
 
     /// Removes the folders this build made above the file at `fullPath` while they are empty.

@@ -77,7 +77,7 @@ public struct SiteBuilder {
     /// the result is the same, file for file, as a build from nothing.
     public func build(options: Options = Options()) throws -> BuildSummary {
         // A folder that is no site is said so before `.sitegen/` is made in it.
-        _ = try readConfig()
+        if !FileManager.default.fileExists(atPath: root.appendingPathComponent("sitegen.yml").path) { _ = try readConfig() }
         if options.dryRun, !plansOnACopy, let scratch = try planningCopy() {
             // A plan changes nothing, not even by making a store: on a new site, or one whose `.sitegen/`
             // this user may not write (a read-only checkout), it plans on a copy of the store.

@@ -352,17 +352,15 @@ public final class SiteStore {
     }
 
     /// Keeps the changes of a build that stopped before publishing (a template error) for the next build,
-    /// merged with any an earlier stopped build kept, and unmarks the output as being written: the folder
-    /// still holds the last complete build's files, and the next build, handed these changes with its own,
-    /// renders the pages they touch rather than every page. False when the changes cannot be kept (a table
-    /// name with a line break), and the mark stays.
+    /// in place of any an earlier stopped build kept (the build merged those into its own), and unmarks the
+    /// output as being written: the folder still holds the last complete build's files, and the next build,
+    /// handed these changes with its own, renders the pages they touch rather than every page. False when
+    /// the changes cannot be kept (a table name with a line break), and the mark stays.
     @discardableResult
     public func keepPendingChanges(_ changes: Changeset) throws -> Bool {
         guard !changes.tables.keys.contains(where: { $0.contains("\n") }) else { return false }
         try transaction {
-            var kept = try pendingChanges() ?? Changeset()
-            kept.merge(changes)
-            try setState("pending-changes", kept.encoded)
+            try setState("pending-changes", changes.encoded)
             try database.execute("DELETE FROM sitegen_state WHERE name = 'writing-output'")
         }
         return true
