@@ -38,6 +38,9 @@ struct CollectionLoader {
     static let bulkLoadBytes: Int64 = 64 << 20
 
     func load() throws -> Outcome {
+        // Before the first file's status is read: a file changed after this, in the same tick of the file
+        // system's clock, is not vouched for by this load.
+        store.sourcesLookedAt = Date().timeIntervalSince1970
         let plans = try config.collections.map { collection in try plan(of: collection, changedOnly: changedPaths != nil) }
         var bytesToRead: Int64 = 0
         for plan in plans {
@@ -401,8 +404,8 @@ struct CollectionLoader {
                            collection: collection, schema: schema)
         }
         defer { readAhead.cancel() }
-        let target = Target(collection: collection, schema: schema, statements: statements, readsAll: readsAll)
         let order = LoadOrder(files: files, removed: plan.removed, patterns: collection.sources)
+        let target = Target(collection: collection, schema: schema, statements: statements, readsAll: readsAll, order: order)
         statements.releasesKey = { owner, file in order.releases(owner, to: file) }
         var batch = Batch()
         // A failure that ends the load leaves no savepoint open behind it.
@@ -468,6 +471,8 @@ struct CollectionLoader {
         let statements: RowStatements
         /// Whether every file is parsed, changed or not (the table was made again, or a feed changed).
         let readsAll: Bool
+        /// Who gives keys up to whom in this load.
+        let order: LoadOrder
     }
 
     /// Which source gives up a key that a file being stored has too: a file renamed, or keys moved between
@@ -482,6 +487,15 @@ struct CollectionLoader {
         /// Sources this load did not read that gave a key up to a file before them in the loading order, in
         /// the order they did: read again once the load's files are stored, they fail as in a clean build.
         private(set) var rereads: [String] = []
+        /// Sources of this load that gave a key up to a file before them. Parsed, they find the key taken;
+        /// found with their last bytes (only touched), they are not parsed, and so are read again after.
+        private var gaveUp: Set<String> = []
+
+        /// Says that `path` was found with its last bytes and not parsed: read again once the load's files
+        /// are stored if it gave a key up, so that it fails on that key as in a clean build.
+        func touched(_ path: String) {
+            if gaveUp.contains(path) && !rereads.contains(path) { rereads.append(path) }
+        }
 
         init(files: [FilePlan], removed: [String], patterns: [String]) {
             self.files = files
@@ -495,7 +509,11 @@ struct CollectionLoader {
         func releases(_ owner: String, to file: String) -> Bool {
             guard !gone.contains(owner) else { return true }
             guard let place = places[file] else { return false }
-            if let ownerPlace = places[owner] { return ownerPlace > place }
+            if let ownerPlace = places[owner] {
+                guard ownerPlace > place else { return false }
+                gaveUp.insert(owner)
+                return true
+            }
             // Not read in this load: its pattern, then its path, say whether it comes after.
             guard let ownerPattern = patterns.firstIndex(where: { $0.matches(owner) }) else { return false }
             let filePattern = files[place].pattern
@@ -581,6 +599,7 @@ struct CollectionLoader {
             throw error
         case .unchanged(let hash)?:
             try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: hash, into: &outcome)
+            target.order.touched(file.path)
             return
         case .parsed(let rows, let parsedWarnings, let failure, let hash)?:
             fingerprint.hash = hash
@@ -602,6 +621,7 @@ struct CollectionLoader {
             // hashing pass (no parsing, no store) tells; else it is streamed through the parser.
             if let previous, previous.succeeded, previous.size == fingerprint.size, try hash(of: file) == previous.hash {
                 try recordTouched(file.path, collection: collection.name, fingerprint: fingerprint, hash: previous.hash, into: &outcome)
+                target.order.touched(file.path)
                 return
             }
             changes.merge(try store.replaceRows(of: file.path, using: statements, fingerprint: fingerprint, inSavepoint: alone) { rows in

@@ -210,16 +210,20 @@ public final class SiteStore {
         }
     }
 
+    /// When the build began looking at its sources, before it read any file's status: recorded with each
+    /// source it loads, to tell a file changed in that clock tick (`racyWindow`).
+    public var sourcesLookedAt: Double?
+
     /// Every source of `collection` the store knows, with the fingerprint of its last load, by `pathKey`
     /// of its path: one query, and no string made per file (a hundred thousand sources took 80 ms as strings).
     public func fingerprints(ofCollection collection: String) throws -> [Int64: SourceFingerprint] {
         var found: [Int64: SourceFingerprint] = [:]
         found.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0))
-        try database.cachedStatement("SELECT path, size, mtime, hash, status, rowid FROM sitegen_sources WHERE collection = ?")
+        try database.cachedStatement("SELECT path, size, mtime, hash, status, loaded_at, rowid FROM sitegen_sources WHERE collection = ?")
             .forEachRow([.text(collection)]) { row in
                 // A source that never loaded has no fingerprint, but it is known: it may have to be deleted.
-                var fingerprint = Self.sourceFingerprint(row) ?? SourceFingerprint(size: -1, modified: 0, hash: 0, succeeded: false)
-                fingerprint.row = row.int64(at: 5)
+                var fingerprint = Self.sourceFingerprint(row, from: 1)
+                fingerprint.row = row.int64(at: 6)
                 found[row.withText(at: 0) { Self.pathKey($0) }] = fingerprint
             }
         return found
@@ -229,13 +233,12 @@ public final class SiteStore {
     /// by path: what a build told which files changed looks up instead of all of them.
     public func fingerprints(ofCollection collection: String, paths: some Sequence<String>) throws -> [String: SourceFingerprint] {
         var found: [String: SourceFingerprint] = [:]
-        let statement = try database.cachedStatement("SELECT size, mtime, hash, status, rowid FROM sitegen_sources WHERE path = ? AND collection = ?")
+        let statement = try database.cachedStatement(
+            "SELECT size, mtime, hash, status, loaded_at, rowid FROM sitegen_sources WHERE path = ? AND collection = ?")
         for path in paths {
             try statement.forEachRow([.text(path), .text(collection)]) { row in
-                var fingerprint = row.isNull(at: 0) || row.isNull(at: 1) || row.isNull(at: 2)
-                    ? SourceFingerprint(size: -1, modified: 0, hash: 0, succeeded: false)
-                    : SourceFingerprint(size: row.int64(at: 0), modified: row.double(at: 1), hash: row.int64(at: 2), succeeded: row.string(at: 3) == "ok")
-                fingerprint.row = row.int64(at: 4)
+                var fingerprint = Self.sourceFingerprint(row, from: 0)
+                fingerprint.row = row.int64(at: 5)
                 found[path] = fingerprint
             }
         }
@@ -287,10 +290,24 @@ public final class SiteStore {
         return Int64(bitPattern: hash)
     }
 
-    private static func sourceFingerprint(_ row: Statement) -> SourceFingerprint? {
-        guard !row.isNull(at: 1), !row.isNull(at: 2), !row.isNull(at: 3) else { return nil }
-        return SourceFingerprint(size: row.int64(at: 1), modified: row.double(at: 2), hash: row.int64(at: 3),
-                                 succeeded: row.string(at: 4) == "ok")
+    /// How close to the moment its build began looking at the sources a file's change time has to be for
+    /// that build's load not to vouch for the file. A file system stamps changes with a clock that moves in
+    /// ticks (a jiffy on ext4 before Linux 6.13, a second or two on FAT and some network file systems), and
+    /// a file written again in the tick its build read it keeps its change time: at the same size, only its
+    /// bytes tell (git's "racily clean" entries). A time in whole seconds is taken to come from such a clock.
+    static func racyWindow(_ modified: Double) -> Double { modified.rounded(.down) == modified ? 2.5 : 0.05 }
+
+    /// The fingerprint of a row of `size, mtime, hash, status, loaded_at` starting at column `first`. A source
+    /// that never loaded has none that matches a file; one whose file changed within `racyWindow` of its
+    /// build's look keeps its size and hash but no change time, so that the next build compares its bytes.
+    private static func sourceFingerprint(_ row: Statement, from first: Int) -> SourceFingerprint {
+        guard !row.isNull(at: first), !row.isNull(at: first + 1), !row.isNull(at: first + 2) else {
+            return SourceFingerprint(size: -1, modified: 0, hash: 0, succeeded: false)
+        }
+        var modified = row.double(at: first + 1)
+        if !row.isNull(at: first + 4), modified > row.double(at: first + 4) - racyWindow(modified) { modified = -1 }
+        return SourceFingerprint(size: row.int64(at: first), modified: modified, hash: row.int64(at: first + 2),
+                                 succeeded: row.string(at: first + 3) == "ok")
     }
 
     /// Records how the last load of `source` went (`ok`, or `failed` with the message) and the file it read.
@@ -303,10 +320,13 @@ public final class SiteStore {
     /// Writes the source's row in `sitegen_sources` when its row count is known (a replacement counts its own).
     func recordSource(_ source: String, collection: String, failure: String?, fingerprint: SourceFingerprint?, rows: Int64) throws {
         try database.execute(
-            "INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            """
+            INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows, loaded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
             [.text(source), .text(collection), .text(failure == nil ? "ok" : "failed"), failure.map { .text($0) } ?? .null,
              fingerprint.map { .integer($0.size) } ?? .null, fingerprint.map { .real($0.modified) } ?? .null,
-             fingerprint.map { .integer($0.hash) } ?? .null, .integer(rows)])
+             fingerprint.map { .integer($0.hash) } ?? .null, .integer(rows), sourcesLookedAt.map { .real($0) } ?? .null])
     }
 
     /// One source's last load, as `sitegen sources` lists it.
