@@ -773,8 +773,11 @@ struct CollectionLoader {
         let types = collection.fields.map { "\($0.name):\($0.type)" }.joined(separator: ",")
         // A datetime written without an offset is read in the site's zone: another zone, other values.
         let zone = collection.kind != .feed && collection.fields.contains { $0.type == .datetime } ? timeZone.map { " zone=\($0.identifier)" } ?? "" : ""
+        // A feed's HTML is stored with its links made absolute: "srcset" says each candidate of a `srcset` is,
+        // so that a store of an earlier build, which left them relative, reads its feeds again once.
+        let links = collection.kind == .feed ? " links=srcset" : ""
         return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed,
-                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)\(zone)")
+                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)\(zone)\(links)")
     }
 
     /// Whether `text` has a line feed, found by `memchr`: a body's kilobytes, not broken into characters.

@@ -579,6 +579,7 @@ struct PageRenderer {
         let absolute = { (path: String) in self.config.baseURL + Self.urlPath(path.drop { $0 == "/" }) }
         let listingURL = absolute(paginator.path(ofPage: page))
         let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
+        let updatedField = collection.fields.contains { $0.name == "updated" && ($0.type == .date || $0.type == .datetime) } ? "updated" : nil
         let entries = rows.map { row -> FeedContent.Entry in
             let key = row["_key"]?.stringValue ?? ""
             let detailPath = presenter.detailPath(row)
@@ -586,6 +587,8 @@ struct PageRenderer {
             // An entry's id stays as it was before links were encoded: a changed id is a new entry to a reader.
             let id = detailPath.map { config.baseURL + $0.drop { $0 == "/" } }
             let date = listing.feedDate.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
+            // A record's update date, by the name feeds give it (a feed collection's own `updated`).
+            let updated = updatedField.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
             var html: String?
             if let detail = collection.detail, let field = detail.bodyField, let text = row[field]?.stringValue {
                 html = body.html(text, format: detail.bodyFormat)
@@ -601,7 +604,7 @@ struct PageRenderer {
             return FeedContent.Entry(
                 id: id ?? config.baseURL + paginator.path(ofPage: page).drop { $0 == "/" } + "#"
                     + (key.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? key),
-                title: presenter.title(row), link: link ?? listingURL, date: date,
+                title: presenter.title(row), link: link ?? listingURL, date: date, updated: updated,
                 author: hasField("author") ? row["author"]?.stringValue : nil,
                 summary: summary, contentHTML: html)
         }

@@ -59,7 +59,7 @@ public struct SiteConfig: Sendable {
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
     /// changed): the first build of a new version renders every page again, as a clean build would write it.
-    static let outputVersion = 9
+    static let outputVersion = 10
 
     /// The collection named `name`.
     public func collection(named name: String) -> CollectionConfig? {

@@ -13,6 +13,9 @@ public struct FeedContent: Sendable, Equatable {
         public var link: String
         /// When it was published, as RFC 3339 in UTC; `nil` when the row has no date.
         public var date: String?
+        /// When it was last changed, as RFC 3339 in UTC, when the record says (an `updated` field) and it
+        /// is later than `date`: readers tell an edited entry by it.
+        public var updated: String?
         /// Its author's name.
         public var author: String?
         /// A short text summary.
@@ -21,16 +24,20 @@ public struct FeedContent: Sendable, Equatable {
         public var contentHTML: String?
 
         /// Makes an entry.
-        public init(id: String, title: String, link: String, date: String?, author: String? = nil,
+        public init(id: String, title: String, link: String, date: String?, updated: String? = nil, author: String? = nil,
                     summary: String? = nil, contentHTML: String? = nil) {
             self.id = id
             self.title = title
             self.link = link
             self.date = date
+            self.updated = updated.flatMap { updated in date.map { updated > $0 } ?? true ? updated : nil }
             self.author = author
             self.summary = summary
             self.contentHTML = contentHTML
         }
+
+        /// When it last changed: its update date, else its publication date.
+        public var lastChanged: String? { updated ?? date }
     }
 
     /// The feed's title (the listing's).
@@ -82,9 +89,9 @@ public struct FeedContent: Sendable, Equatable {
         self.entries = entries
     }
 
-    /// The newest entry date, the feed's own "updated"; the Unix epoch for a feed with no dated entry,
-    /// so that the output stays the same from build to build.
-    public var updated: String { entries.compactMap(\.date).max() ?? "1970-01-01T00:00:00Z" }
+    /// The newest entry date, publication or update, the feed's own "updated"; the Unix epoch for a feed
+    /// with no dated entry, so that the output stays the same from build to build.
+    public var updated: String { entries.compactMap(\.lastChanged).max() ?? "1970-01-01T00:00:00Z" }
 }
 
 /// Writes a `FeedContent` as Atom 1.0 (RFC 4287), RSS 2.0 or JSON Feed 1.1, byte for byte the same for
@@ -140,7 +147,7 @@ public enum FeedWriter {
             xml += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escapeXML(entry.link))\"/>\n"
             xml += "<id>\(escapeXML(entry.id))</id>\n"
             // Atom requires updated: a row with no date takes the feed's.
-            xml += "<updated>\(entry.date ?? content.updated)</updated>\n"
+            xml += "<updated>\(entry.lastChanged ?? content.updated)</updated>\n"
             if let date = entry.date { xml += "<published>\(date)</published>\n" }
             if let author = entry.author { xml += "<author><name>\(escapeXML(author))</name></author>\n" }
             if let summary = entry.summary { xml += "<summary>\(escapeXML(summary))</summary>\n" }
@@ -162,7 +169,7 @@ public enum FeedWriter {
 
             """
         // Optional in RSS: a feed with no dated entry has no date to give (Atom, which requires one, gets the epoch).
-        if content.entries.contains(where: { $0.date != nil }) { xml += "<lastBuildDate>\(rfc822(content.updated))</lastBuildDate>\n" }
+        if content.entries.contains(where: { $0.lastChanged != nil }) { xml += "<lastBuildDate>\(rfc822(content.updated))</lastBuildDate>\n" }
         xml += content.archive?.xmlLinks(prefix: "atom:", type: "application/rss+xml") ?? ""
         for entry in content.entries {
             xml += "<item>\n<title>\(escapeXML(entry.title))</title>\n<link>\(escapeXML(entry.link))</link>\n"
@@ -186,6 +193,7 @@ public enum FeedWriter {
             if let html = entry.contentHTML { members.append("\"content_html\": \(jsonString(html))") }
             if let summary = entry.summary { members.append("\"summary\": \(jsonString(summary))") }
             if let date = entry.date { members.append("\"date_published\": \(jsonString(date))") }
+            if let updated = entry.updated { members.append("\"date_modified\": \(jsonString(updated))") }
             if let author = entry.author { members.append("\"authors\": [{\"name\": \(jsonString(author))}]") }
             // JSON Feed requires content_html or content_text.
             if entry.contentHTML == nil { members.append("\"content_text\": \(jsonString(entry.summary ?? entry.title))") }

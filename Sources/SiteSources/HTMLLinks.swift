@@ -6,8 +6,11 @@ import Foundation
 public enum HTMLLinks {
     /// The attributes that hold a URL a reader follows or loads.
     private static let urlAttributes: Set<String> = ["href", "src", "poster", "cite", "action", "background"]
+    /// The attributes that hold a list of image candidates, each a URL and its width or density
+    /// (`srcset="a.png 1x, a@2x.png 2x"`).
+    private static let candidateAttributes: Set<String> = ["srcset", "imagesrcset"]
 
-    /// `html` with every relative URL of a link attribute (`href`, `src`…) resolved against `base`; the rest
+    /// `html` with every relative URL of a link attribute (`href`, `src`, each of a `srcset`'s…) resolved against `base`; the rest
     /// of the text and URLs with a scheme are left as they are, and so are fragments (`#top`) unless
     /// `fragments` says the HTML leaves its page (a feed sitegen writes: `#fn-1` is on the entry's page,
     /// not the reader's).
@@ -57,9 +60,11 @@ public enum HTMLLinks {
                 }
                 let valueEnd = index
                 if quote != nil, index < bytes.count { index += 1 }
-                guard urlAttributes.contains(name) else { continue }
+                let isList = candidateAttributes.contains(name)
+                guard isList || urlAttributes.contains(name) else { continue }
                 let value = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
-                guard let absolute = resolved(value, against: base, fragments: fragments) else { continue }
+                guard let absolute = isList ? resolvedCandidates(value, against: base) : resolved(value, against: base, fragments: fragments)
+                else { continue }
                 output += bytes[copied..<valueStart]
                 output += Array(absolute.utf8)
                 copied = valueEnd
@@ -68,6 +73,43 @@ public enum HTMLLinks {
         guard copied > 0 else { return html }
         output += bytes[copied...]
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// A `srcset` with each candidate's URL made absolute against `base`, its descriptors and separators as
+    /// they were; nil when none changed. Split as the HTML standard splits it: a URL runs to the next space
+    /// (commas at its end close the candidate), and descriptors run to a comma outside parentheses.
+    private static func resolvedCandidates(_ value: String, against base: URL) -> String? {
+        let characters = Array(value)
+        var output = "", index = 0, changed = false
+        func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" || character == "\n" || character == "\r" || character == "\u{0C}" }
+        while index < characters.count {
+            while index < characters.count, isSpace(characters[index]) || characters[index] == "," {
+                output.append(characters[index])
+                index += 1
+            }
+            guard index < characters.count else { break }
+            let start = index
+            while index < characters.count, !isSpace(characters[index]) { index += 1 }
+            var end = index
+            while end > start, characters[end - 1] == "," { end -= 1 }
+            let url = String(characters[start..<end])
+            if let absolute = resolved(url, against: base, fragments: false) {
+                output += absolute
+                changed = true
+            } else {
+                output += url
+            }
+            output += String(characters[end..<index])
+            guard end == index else { continue }
+            var depth = 0
+            while index < characters.count {
+                let character = characters[index]
+                if character == "(" { depth += 1 } else if character == ")" { depth = max(0, depth - 1) } else if character == ",", depth == 0 { break }
+                output.append(character)
+                index += 1
+            }
+        }
+        return changed ? output : nil
     }
 
     /// `value` made absolute against `base`, or nil when it is absolute already, a fragment (unless

@@ -181,6 +181,16 @@ final class ExampleSiteTests: XCTestCase {
             let path = String(link.dropFirst("https://failedbanks.example.org/".count)).removingPercentEncoding! + "index.html"
             XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent(path).path), "\(link) is a written page")
         }
+        // An Atom entry updated after it was published says so in the feeds written from it.
+        try """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>U</title><id>urn:u</id><updated>2024-03-01T08:00:00Z</updated>
+            <entry><id>urn:u:1</id><title>Corrected closing</title><link href="https://u.example/corrected.html"/>
+            <published>2024-02-21T10:00:00Z</published><updated>2024-03-01T08:00:00Z</updated><content>Text</content></entry></feed>
+            """.write(to: site.appendingPathComponent("content/feeds/updates.xml"), atomically: true, encoding: .utf8)
+        _ = try build()
+        XCTAssertTrue(try page("news/atom.xml").contains("<id>https://failedbanks.example.org/news/corrected/</id>\n"
+            + "<updated>2024-03-01T08:00:00Z</updated>\n<published>2024-02-21T10:00:00Z</published>"))
+        XCTAssertTrue(try page("news/feed.json").contains(#""date_published": "2024-02-21T10:00:00Z", "date_modified": "2024-03-01T08:00:00Z""#))
         let banks = try feed("atom.xml")
         XCTAssertEqual(banks.items.count, 20)
         // The list pages never show a bank's notes, so they read rows without them; the feed's page reads

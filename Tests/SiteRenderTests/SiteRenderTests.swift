@@ -529,6 +529,26 @@ final class FeedWriterTests: XCTestCase {
         XCTAssertEqual(parsed?["version"] as? String, "https://jsonfeed.org/version/1.1")
     }
 
+    /// Readers tell an edited entry by its update date: an entry's own, else its publication date, never
+    /// another entry's; the feed's is the latest of them.
+    func testAnEntrysUpdateDateIsItsOwn() throws {
+        let content = FeedContent(title: "T", siteTitle: "S", link: "https://x.org/", entries: [
+            .init(id: "https://x.org/1/", title: "Edited", link: "https://x.org/1/", date: "2024-02-21T10:00:00Z", updated: "2024-03-01T08:00:00Z"),
+            .init(id: "https://x.org/2/", title: "Not", link: "https://x.org/2/", date: "2024-02-25T10:00:00Z"),
+            .init(id: "https://x.org/3/", title: "Earlier", link: "https://x.org/3/", date: "2024-02-20T10:00:00Z", updated: "2024-01-01T00:00:00Z"),
+        ])
+        let atom = FeedWriter.document(content, format: .atom, selfURL: "https://x.org/atom.xml")
+        XCTAssertTrue(atom.contains("<id>https://x.org/</id>\n<updated>2024-03-01T08:00:00Z</updated>"), atom)
+        XCTAssertTrue(atom.contains("<id>https://x.org/1/</id>\n<updated>2024-03-01T08:00:00Z</updated>\n<published>2024-02-21T10:00:00Z</published>"), atom)
+        XCTAssertTrue(atom.contains("<id>https://x.org/2/</id>\n<updated>2024-02-25T10:00:00Z</updated>\n<published>2024-02-25T10:00:00Z</published>"), atom)
+        XCTAssertTrue(atom.contains("<id>https://x.org/3/</id>\n<updated>2024-02-20T10:00:00Z</updated>"), "an update before publication is none: \(atom)")
+        let json = FeedWriter.document(content, format: .json, selfURL: "https://x.org/feed.json")
+        let items = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["items"] as? [[String: Any]])
+        XCTAssertEqual(items.map { $0["date_modified"] as? String }, ["2024-03-01T08:00:00Z", nil, nil])
+        let rss = FeedWriter.document(content, format: .rss, selfURL: "https://x.org/rss.xml")
+        XCTAssertTrue(rss.contains("<lastBuildDate>Fri, 01 Mar 2024 08:00:00 +0000</lastBuildDate>"), rss)
+    }
+
     /// RSS readers take a description as HTML, Atom a text summary as text: `<Holdings>` must show in both.
     func testATextSummaryShowsAsTextInEveryFormat() throws {
         let content = FeedContent(title: "T", siteTitle: "S", link: "https://x.org/", entries: [

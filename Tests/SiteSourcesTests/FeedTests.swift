@@ -176,6 +176,21 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(entry.published.map(FeedDate.rfc3339), "2024-01-02T03:04:05Z", "an entry with only its update date is dated by it")
     }
 
+    /// Each image candidate of a `srcset` is a URL a reader loads: relative, it broke in readers (which
+    /// resolve it against the feed) and on the entry's page.
+    func testEachCandidateOfASrcsetIsMadeAbsolute() throws {
+        let json = """
+            {"version": "https://jsonfeed.org/version/1.1", "title": "J", "home_page_url": "https://j.example/",
+             "items": [{"id": "1", "url": "https://j.example/2024/post.html", "content_html":
+             "<img src=\\"m.png\\" srcset=\\"m.png 1x, img/m@2x.png 2x,https://cdn.example/m3.png 3x\\"><picture><source srcset='/w/a.png 100w, b,c.png'><source SRCSET=a.png,b.png></picture><link imagesrcset=\\"h.png 1x\\">"}]}
+            """
+        let item = try XCTUnwrap(try FeedParser(file: "j.json").parse(Data(json.utf8)).items.first)
+        XCTAssertEqual(item.content, "<img src=\"https://j.example/2024/m.png\" srcset=\"https://j.example/2024/m.png 1x, "
+            + "https://j.example/2024/img/m@2x.png 2x,https://cdn.example/m3.png 3x\"><picture><source srcset='https://j.example/w/a.png 100w, "
+            + "https://j.example/2024/b,c.png'><source SRCSET=https://j.example/2024/a.png,b.png></picture><link imagesrcset=\"https://j.example/2024/h.png 1x\">",
+            "a URL ends at a space, commas at its end close its candidate, and a candidate without descriptors may hold a comma")
+    }
+
     func testAJSONFeedItemWithOnlyAModifiedDateIsPublishedThen() throws {
         let json = """
             {"version": "https://jsonfeed.org/version/1.1", "title": "J", "items": [
