@@ -16,11 +16,12 @@ public struct Rebuilder {
     /// `changedSources`, when given, are every file and folder changed since the last build that loaded
     /// (`RebuildReport.loaded`): only sources there are looked at (`SiteBuilder.Options.changedSources`).
     /// `full` renders every page, as `sitegen build --full` does.
-    public func rebuild(changedPaths: [String] = [], changedSources: Set<String>? = nil, full: Bool = false) -> RebuildReport {
+    public func rebuild(changedPaths: [String] = [], changedSources: Set<String>? = nil, full: Bool = false,
+                        verifiesOutput: Bool = false) -> RebuildReport {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = RebuildReport(changedPaths: changedPaths)
         do {
-            let summary = try builder.build(options: SiteBuilder.Options(full: full, changedSources: changedSources))
+            let summary = try builder.build(options: SiteBuilder.Options(full: full, changedSources: changedSources, verifiesOutput: verifiesOutput))
             report.loaded = true
             report.summary = summary
             report.errors = summary.problems.map(\.description)
@@ -66,6 +67,10 @@ public struct RebuildReport: Sendable {
     /// Whether the build failed for the machine rather than a file of the site (a full disk, a store it
     /// may not write): no save fixes that, and a watch tries again.
     public var failedOutsideTheSite = false
+    /// Whether it is the watch's first build (a retry or a check has no changed paths either).
+    public var isFirst = false
+    /// What made a build without changed paths, when it is neither the first nor a retry.
+    public var cause: String?
 
     /// Describes a build caused by `changedPaths` that has not run yet.
     public init(changedPaths: [String]) {
@@ -81,11 +86,13 @@ public struct RebuildReport: Sendable {
     /// The one line a watch prints for this build, e.g.
     /// `content/a.csv changed: built in 0.21 s: 6 pages rendered, 386 kept; 4 files written, 3 unchanged, 0 deleted`.
     public var line: String {
-        var cause = ""
+        var cause = self.cause.map { $0 + ": " } ?? ""
         if !changedPaths.isEmpty {
             let shown = changedPaths.prefix(3).joined(separator: ", ")
             let more = changedPaths.count > 3 ? " and \(changedPaths.count - 3) more" : ""
             cause = shown + more + " changed: "
+        } else if !isFirst && self.cause == nil {
+            cause = "tried again: "
         }
         let time = String(format: "%.2f s", seconds)
         guard let summary else {

@@ -39,9 +39,17 @@ public final class WatchSession: @unchecked Sendable {
             root: builder.root, folders: Self.watchedFolders, files: Self.watchedFiles,
             ignoredFolders: [builder.outputDirectory, builder.storePath.deletingLastPathComponent()],
             quietPeriod: quietPeriod, maximumDelay: maximumDelay))
+        let rootPath = builder.root.standardizedFileURL.path
+        builtFolders = Set([builder.outputDirectory, builder.storePath.deletingLastPathComponent()].compactMap { folder in
+            let path = folder.standardizedFileURL.path
+            return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
+        })
         (watchLock, anotherWatchesTheSite) = Self.lockWatch(beside: builder.storePath)
         followSources()
     }
+
+    /// The output and store folders, as the watcher names them when they vanish (relative to the site).
+    private let builtFolders: Set<String>
 
     /// Whether another `watch` or `serve` was already watching the site when this one started: both then
     /// build each change, and the second to get there finds it done.
@@ -68,7 +76,7 @@ public final class WatchSession: @unchecked Sendable {
 
     /// Builds the site once, as the first build of a watch does; the paths given are what changed since the
     /// last build of this session. `full` renders every page and reads every source (`sitegen build --full`).
-    public func buildOnce(changedPaths: [String] = [], full: Bool = false) -> RebuildReport {
+    public func buildOnce(changedPaths: [String] = [], full: Bool = false, verifiesOutput: Bool = false) -> RebuildReport {
         // What the watcher saw is all that changed only when every event arrived and the sources are still
         // where sitegen.yml said (a new pattern matches files that never changed).
         if changedPaths.contains(FileWatcher.eventsLost) || changedPaths.contains(where: Self.watchedFiles.contains) {
@@ -80,7 +88,7 @@ public final class WatchSession: @unchecked Sendable {
         let quiet = watcher.takeQuietChanges()
         changedSinceLoad?.formUnion(quiet)
         buildingLock.withLock { building = true }
-        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad, full: full)
+        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad, full: full, verifiesOutput: verifiesOutput)
         buildingLock.withLock { building = false }
         // A build that did not load leaves the store as it was: its changes are still to be loaded.
         if rebuilt.loaded { changedSinceLoad = [] }
@@ -94,22 +102,36 @@ public final class WatchSession: @unchecked Sendable {
     public func watch(report: (RebuildReport) -> Void) throws {
         var retryAfter: Double?
         var lastErrors: [String]?
+        // Whether the next build looks for every page in the output folder: the output or store folder was
+        // deleted (`git clean -fdx`, `rm -rf .sitegen output`), and pages a build found in place may have
+        // gone after it, which no event of the watch tells (its output folder is not watched).
+        var verifiesNext = false
         while let changed = try watcher.nextBatch(retryAfter: retryAfter) {
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
             // files written there during the build are seen.
             followSources()
-            let rebuilt = buildOnce(changedPaths: changed)
-            // A retry that fails as the build before it did says nothing new.
-            if !(changed.isEmpty && !rebuilt.succeeded && rebuilt.errors == lastErrors) { report(rebuilt) }
+            let folderGone = changed.contains(where: builtFolders.contains)
+            var rebuilt = buildOnce(changedPaths: changed, verifiesOutput: verifiesNext || folderGone)
+            let checked = changed.isEmpty && verifiesNext
+            if checked { rebuilt.cause = "pages missing from the output folder" }
+            verifiesNext = folderGone
+            // A retry that fails as the build before it did says nothing new, and a check that found every
+            // page in place says nothing at all.
+            let silent = changed.isEmpty && (rebuilt.succeeded ? checked && !rebuilt.wroteFiles : rebuilt.errors == lastErrors)
+            if !silent { report(rebuilt) }
             lastErrors = rebuilt.succeeded ? nil : rebuilt.errors
             // A build the machine failed (a full disk, the store's folder) is tried again until it builds:
-            // no save of the user's would be the fix.
-            retryAfter = rebuilt.failedOutsideTheSite ? Self.retryInterval : nil
+            // no save of the user's would be the fix. After a folder was deleted, the output is checked again
+            // once the site has been quiet a while.
+            retryAfter = rebuilt.failedOutsideTheSite ? Self.retryInterval : verifiesNext ? Self.settlingTime : nil
         }
     }
 
     /// How long a watch waits before trying again a build the machine failed.
     public static let retryInterval = 5.0
+    /// How long the site must be quiet after its output or store folder was deleted before the watch looks
+    /// for pages deleted after its build: a `git clean` or `rm -rf` is done by then.
+    public static let settlingTime = 1.0
 
     /// Watches the folders and files `sitegen.yml` reads sources from now, and no longer those it stopped
     /// naming (a save there would build for nothing).
@@ -128,7 +150,9 @@ public final class WatchSession: @unchecked Sendable {
 
     /// The first build, then `watch(report:)`.
     public func run(fullFirstBuild: Bool = false, report: (RebuildReport) -> Void) throws {
-        report(buildOnce(full: fullFirstBuild))
+        var first = buildOnce(full: fullFirstBuild)
+        first.isFirst = true
+        report(first)
         try watch(report: report)
     }
 

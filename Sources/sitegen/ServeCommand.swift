@@ -58,7 +58,8 @@ struct ServeCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode.failure
         }
-        let first = session.buildOnce(full: full)
+        var first = session.buildOnce(full: full)
+        first.isFirst = true
         printReport(first)
         var publication = first.summary?.publication
         printLine("serving \(address.url)\(server.basePath.dropFirst()) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")

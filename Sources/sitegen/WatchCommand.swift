@@ -33,7 +33,7 @@ struct WatchCommand: ParsableCommand {
         }
         try session.run(fullFirstBuild: full) { report in
             printReport(report)
-            if report.changedPaths.isEmpty {
+            if report.isFirst {
                 printLine("watching \(session.watchedNames) for changes (Ctrl-C to stop)")
             }
         }

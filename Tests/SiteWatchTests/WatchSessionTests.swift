@@ -95,6 +95,49 @@ final class WatchSessionTests: XCTestCase {
         XCTAssertEqual(try home, "a=A2;b=B;c=C;", "built with no save after the store could be written")
     }
 
+    /// A build that checks the output folder makes again the pages the last build left that are not there,
+    /// and only those; one that does not check trusts the store (`--full` is then the way).
+    func testACheckOfTheOutputMakesAgainOnlyThePagesNotThere() throws {
+        try write("sitegen.yml", String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
+            .replacingOccurrences(of: "sources: content/*.md", with: "sources: content/*.md\n    detail: {path: \"/n/{key}/\"}"))
+        try write("Templates/detail.mustache", "{{title}}")
+        let builder = SiteBuilder(root: site)
+        XCTAssertTrue(try builder.build().succeeded)
+        for page in ["output/index.html", "output/n/b/index.html"] { try FileManager.default.removeItem(at: site.appendingPathComponent(page)) }
+        XCTAssertEqual(try builder.build().rendered.count, 0, "unchecked, the store says the pages are there")
+        let checked = try builder.build(options: SiteBuilder.Options(verifiesOutput: true))
+        XCTAssertEqual(checked.rendered.map(\.path).sorted(), ["index.html", "n/b/index.html"])
+        XCTAssertEqual(try home, "a=A;b=B;c=C;")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/n/b/index.html"), encoding: .utf8), "B")
+        XCTAssertEqual(try builder.build(options: SiteBuilder.Options(verifiesOutput: true)).rendered.count, 0)
+    }
+
+    /// `git clean -fdx` under a watch deletes the store, and the output's files, some of them after the
+    /// build the store's deletion started found them in place: no event tells the watch of those (it does
+    /// not watch its output), so once the site is quiet it looks for every page and makes the missing again.
+    func testPagesDeletedAfterTheBuildTheStoresDeletionStartedAreMadeAgain() throws {
+        XCTAssertTrue(session.buildOnce().succeeded)
+        let reports = WatchReports()
+        let session = self.session!
+        let watching = Thread { try? session.watch { report in reports.append(report) } }
+        watching.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        try FileManager.default.removeItem(at: site.appendingPathComponent(".sitegen"))
+        XCTAssertTrue(reports.waitFor(5) { !$0.isEmpty }, "the store's deletion builds")
+        XCTAssertTrue(reports.all.first?.line.hasPrefix(".sitegen changed: built in") == true, "\(reports.all.map(\.line))")
+        try FileManager.default.removeItem(at: site.appendingPathComponent("output/index.html"))
+        XCTAssertTrue(reports.waitFor(WatchSession.settlingTime + 5) { $0.count >= 2 }, "\(reports.all.map(\.line))")
+        XCTAssertEqual(try home, "a=A;b=B;c=C;")
+        let check = try XCTUnwrap(reports.all.dropFirst().first)
+        XCTAssertTrue(check.line.hasPrefix("pages missing from the output folder: built in"), check.line)
+        XCTAssertEqual(check.summary?.rendered.map(\.path), ["index.html"])
+        // With every page in place, the next check (after a folder's deletion) says nothing.
+        try FileManager.default.removeItem(at: site.appendingPathComponent(".sitegen"))
+        XCTAssertTrue(reports.waitFor(5) { $0.count >= 3 })
+        Thread.sleep(forTimeInterval: WatchSession.settlingTime + 1)
+        XCTAssertEqual(reports.all.count, 3, "\(reports.all.map(\.line))")
+    }
+
     func testABuildLooksOnlyWhereTheWatcherSawChangesSinceTheLastBuildThatLoaded() throws {
         XCTAssertTrue(session.buildOnce().succeeded, "the first build looks at every source")
         XCTAssertEqual(try home, "a=A;b=B;c=C;")
@@ -127,5 +170,24 @@ final class WatchSessionTests: XCTestCase {
         try write("content/a.md", "---\ntitle: A3\n---\n")
         XCTAssertTrue(session.buildOnce(changedPaths: [FileWatcher.eventsLost]).succeeded)
         XCTAssertEqual(try home, "a=A3;b=B2;c=C2;")
+    }
+}
+
+/// The reports of a watch running on another thread.
+private final class WatchReports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [RebuildReport] = []
+    var all: [RebuildReport] { lock.withLock { list } }
+
+    func append(_ report: RebuildReport) { lock.withLock { list.append(report) } }
+
+    /// Waits up to `seconds` for `condition` to hold of the reports; whether it did.
+    func waitFor(_ seconds: Double, _ condition: ([RebuildReport]) -> Bool) -> Bool {
+        let end = Date(timeIntervalSinceNow: seconds)
+        while Date() < end {
+            if condition(all) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
     }
 }
