@@ -32,7 +32,7 @@ struct PageRenderer {
     private var site: [String: Any] {
         ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath, "params": config.params.mapValues(\.templateValue)]
     }
-    private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML)) }
+    private var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML, basePath: config.basePath)) }
 
     /// The menu every page shows: each listing, then the pages of the Markdown collections no listing
     /// lists (an about page belongs in the menu; a hundred thousand listed records do not), by key.

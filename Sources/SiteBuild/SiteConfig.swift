@@ -25,7 +25,9 @@ public struct SiteConfig: Sendable {
     /// UTC when nil. Datetimes are stored and sorted in UTC whatever it is.
     public var timeZone: TimeZone?
     /// The site as templates' helpers see it.
-    public var templateSite: TemplateText.Site { TemplateText.Site(baseURL: baseURL, allowsRawHTML: allowsRawHTML, timeZone: timeZone) }
+    public var templateSite: TemplateText.Site {
+        TemplateText.Site(baseURL: baseURL, allowsRawHTML: allowsRawHTML, timeZone: timeZone, basePath: basePath)
+    }
     /// The site's own values for templates (`params:` in `sitegen.yml`, as Hugo's), read as `{{site.params.author}}`.
     public var params: [String: ParamValue] = [:]
     /// The fingerprint of `params` as written: a change renders every page again, as a title's does.
@@ -33,9 +35,25 @@ public struct SiteConfig: Sendable {
     /// How errors name the configuration file.
     public var file: String
 
+    /// Why `baseURL` (ending with `/`) is neither a full URL (`https://host/…`) nor a path from the host's
+    /// root (`/project/`), with what to write instead; nil when it is one of them.
+    static func relativeBaseURLProblem(_ baseURL: String) -> String? {
+        if baseURL.hasPrefix("//") { return "baseURL '\(baseURL)' has no scheme: write https:\(baseURL)" }
+        if baseURL.hasPrefix("/") { return nil }
+        if let url = URL(string: baseURL), let scheme = url.scheme, !(url.host ?? "").isEmpty || scheme == "file", baseURL.contains("://") {
+            return nil
+        }
+        let first = baseURL.prefix { $0 != "/" }
+        let written = first.contains(".") && !first.hasPrefix(".") && !first.contains(":") ? "https://" + baseURL
+            : "/" + baseURL.drop { $0 == "." || $0 == "/" }
+        return "baseURL '\(baseURL)' is neither a full URL (https://example.org/) nor a path from the host's root (/project/), "
+            + "so every link would be relative to its page: write \(written)"
+    }
+
     /// The path part of `baseURL`, ending with `/`: what site-relative links start with.
     public var basePath: String {
-        let path = Self.plainPath(of: baseURL) ?? URL(string: baseURL)?.path ?? "/"
+        // Escapes kept: `/a%20b/` decoded would put a space in every link.
+        let path = Self.plainPath(of: baseURL) ?? URL(string: baseURL)?.path(percentEncoded: true) ?? "/"
         return path.hasSuffix("/") ? path : path + "/"
     }
 
@@ -59,7 +77,7 @@ public struct SiteConfig: Sendable {
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
     /// changed): the first build of a new version renders every page again, as a clean build would write it.
-    static let outputVersion = 10
+    static let outputVersion = 11
 
     /// The collection named `name`.
     public func collection(named name: String) -> CollectionConfig? {
@@ -113,7 +131,14 @@ public struct SiteConfig: Sendable {
             case "title": title = try reader.string(value, "title")
             case "baseURL":
                 baseURL = try reader.string(value, "baseURL")
+                if let mark = baseURL.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+                    throw reader.error(value, "baseURL cannot have a \(baseURL[mark] == "?" ? "query" : "fragment") ('\(baseURL[mark...])'): "
+                        + "every address on the site is written after it")
+                }
                 if !baseURL.hasSuffix("/") { baseURL += "/" }
+                // A full URL, or a path from the host's root; anything else would be read relative to each
+                // page, and every link below the home page would lead nowhere.
+                if let problem = Self.relativeBaseURLProblem(baseURL) { throw reader.error(value, problem) }
                 guard URL(string: baseURL) != nil else { throw reader.error(value, "baseURL must be a URL, such as https://example.org/") }
                 // Foundation takes `a b` and `Ärchiv` as URLs (encoding them), but pages, feeds and the
                 // sitemap print baseURL as written: a space or a letter outside ASCII there is no URL.

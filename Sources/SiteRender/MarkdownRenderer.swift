@@ -8,10 +8,14 @@ import Foundation
 public struct MarkdownRenderer: Sendable {
     /// Whether raw HTML blocks and inline HTML pass through.
     public var allowsRawHTML: Bool
+    /// The path the site is published under (`baseURL`'s, ending with `/`): links and images written from
+    /// the site's root (`[About](/about/)`) lead under it (`/project/about/`), as the site's own links do.
+    public var basePath: String
 
     /// Makes a renderer; raw HTML is omitted unless allowed.
-    public init(allowsRawHTML: Bool = false) {
+    public init(allowsRawHTML: Bool = false, basePath: String = "/") {
         self.allowsRawHTML = allowsRawHTML
+        self.basePath = basePath
     }
 
     /// The HTML for `markdown`.
@@ -56,6 +60,7 @@ public struct MarkdownRenderer: Sendable {
         guard let document else { return "" }
         defer { cmark_node_free(document) }
         let extensions = cmark_parser_get_syntax_extensions(parser)
+        if basePath != "/" { Self.rebase(document, under: basePath) }
         let headings = Self.headings(in: document)
         if idsInHTML {
             guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
@@ -66,6 +71,21 @@ public struct MarkdownRenderer: Sendable {
         guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
         defer { free(rendered) }
         return String(cString: rendered)
+    }
+
+    /// Puts the links and images of `document` written from the site's root (`/about/`, not `//host/` nor one
+    /// already under `basePath`) under `basePath`. Only a site published under a path walks its documents.
+    private static func rebase(_ document: OpaquePointer, under basePath: String) {
+        guard let iterator = cmark_iter_new(document) else { return }
+        defer { cmark_iter_free(iterator) }
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let type = cmark_node_get_type(node)
+            guard type == CMARK_NODE_LINK || type == CMARK_NODE_IMAGE, let url = cmark_node_get_url(node) else { continue }
+            let link = String(cString: url)
+            guard link.hasPrefix("/"), !link.hasPrefix("//"), !link.hasPrefix(basePath) else { continue }
+            _ = cmark_node_set_url(node, basePath + link.dropFirst())
+        }
     }
 
     /// A heading of a document, with its level and the `id` it gets.

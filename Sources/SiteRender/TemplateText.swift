@@ -22,15 +22,18 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         public let baseURL: String
         /// Whether Markdown may carry raw HTML through (`unsafe: true`).
         public let allowsRawHTML: Bool
+        /// The path of `baseURL`, ending with `/`, under which Markdown's links from the site's root lead.
+        public let basePath: String
         /// The zone the date helpers show a `datetime` in (`timeZone:`); UTC, as stored, when nil.
         public let timeZone: TimeZone?
         /// A Gregorian calendar in `timeZone`, made once: the date helpers of every row of every page use it.
         let calendar: Calendar?
 
         /// Describes the site.
-        public init(baseURL: String, allowsRawHTML: Bool, timeZone: TimeZone? = nil) {
+        public init(baseURL: String, allowsRawHTML: Bool, timeZone: TimeZone? = nil, basePath: String = "/") {
             self.baseURL = baseURL
             self.allowsRawHTML = allowsRawHTML
+            self.basePath = basePath
             self.timeZone = timeZone
             calendar = timeZone.map { zone in
                 var calendar = Calendar(identifier: .gregorian)
@@ -86,7 +89,7 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         case "date", "month", "year": return calendarText(site?.calendar.map { localDay(of: text, in: $0) } ?? text, style: name)
         case "number": return groupedNumber(text)
         case "excerpt": return excerpt(text, limit: 160)
-        case "markdown": return MarkdownRenderer(allowsRawHTML: site?.allowsRawHTML ?? false).html(text)
+        case "markdown": return MarkdownRenderer(allowsRawHTML: site?.allowsRawHTML ?? false, basePath: site?.basePath ?? "/").html(text)
         case "absolute": return site?.absoluteURL(text) ?? text
         case "json": return scriptSafeJSONString(text)
         case "xml": return escapeXML(text)

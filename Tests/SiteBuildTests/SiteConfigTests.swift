@@ -129,6 +129,27 @@ final class SiteConfigTests: XCTestCase {
                        "sitegen.yml:2:10: baseURL must be a URL, and it has 'ü' in its host name: write the name in its ASCII form (punycode, xn--…)")
     }
 
+    /// A baseURL that is neither a full URL nor a path from the host's root made every link below the home
+    /// page relative to its page, and one with a query or fragment put page addresses inside them.
+    func testABaseURLIsAFullURLOrAPathFromTheRoot() throws {
+        func with(_ url: String) -> String { valid.replacingOccurrences(of: "title: Test", with: "title: Test\nbaseURL: \"\(url)\"") }
+        XCTAssertEqual(error(with("user.github.io/project"))?.description, "sitegen.yml:2:10: baseURL 'user.github.io/project/' is neither a "
+            + "full URL (https://example.org/) nor a path from the host's root (/project/), so every link would be relative to its page: "
+            + "write https://user.github.io/project/")
+        XCTAssertTrue(error(with("project"))?.description.hasSuffix("write /project/") == true)
+        XCTAssertTrue(error(with("./"))?.description.hasSuffix("write /") == true)
+        XCTAssertTrue(error(with("../site/"))?.description.hasSuffix("write /site/") == true)
+        XCTAssertTrue(error(with("mailto:a@b.org"))?.description.contains("is neither a full URL") == true)
+        XCTAssertEqual(error(with("//cdn.example.org/p/"))?.description, "sitegen.yml:2:10: baseURL '//cdn.example.org/p/' has no scheme: write https://cdn.example.org/p/")
+        XCTAssertEqual(error(with("https://e.org/p/?x=1"))?.description,
+                       "sitegen.yml:2:10: baseURL cannot have a query ('?x=1'): every address on the site is written after it")
+        XCTAssertTrue(error(with("https://e.org/#top"))?.description.contains("cannot have a fragment ('#top')") == true)
+        for good in ["https://user.github.io/project/", "http://localhost:8080/", "/project/", "/", "file:///srv/site/", "https://e.org/a%20b/"] {
+            XCTAssertNoThrow(try SiteConfig(yaml: with(good), file: "sitegen.yml"), good)
+        }
+        XCTAssertEqual(try SiteConfig(yaml: with("https://e.org/a%20b/"), file: "sitegen.yml").basePath, "/a%20b/", "links keep the escape")
+    }
+
     func testSectionsLeadTheSortAndNeedTheirPathSegment() throws {
         XCTAssertTrue(valid.hasSuffix("    path: /"))
         func listing(_ tail: String) -> String { String(valid.dropLast("path: /".count)) + tail }

@@ -9,6 +9,18 @@ final class MarkdownOutputTests: XCTestCase {
         XCTAssertEqual(html, "<pre><code class=\"language-python\">print(1)\n</code></pre>\n")
     }
 
+    /// A site published under a path (a GitHub Pages project site): links and images written from the
+    /// site's root lead under that path, as the site's own links do; others are left as written.
+    func testLinksFromTheSitesRootLeadUnderItsPath() {
+        let markdown = "[About](/about/) ![Map](/img/map.png) [Here](/project/x/) [Far](//cdn.example.org/a) [Rel](notes/) "
+            + "[Abs](https://e.org/) [Top](#top) <https://auto.example/>\n\n[ref]: /refs/\n\n[By ref][ref]\n"
+        XCTAssertEqual(MarkdownRenderer(basePath: "/project/").html(markdown),
+                       "<p><a href=\"/project/about/\">About</a> <img src=\"/project/img/map.png\" alt=\"Map\" /> <a href=\"/project/x/\">Here</a> "
+                       + "<a href=\"//cdn.example.org/a\">Far</a> <a href=\"notes/\">Rel</a> <a href=\"https://e.org/\">Abs</a> <a href=\"#top\">Top</a> "
+                       + "<a href=\"https://auto.example/\">https://auto.example/</a></p>\n<p><a href=\"/project/refs/\">By ref</a></p>\n")
+        XCTAssertTrue(MarkdownRenderer().html("[About](/about/)").contains("href=\"/about/\""), "at the host's root, as written")
+    }
+
     /// Footnotes, as GitHub renders them: a numbered reference and a list at the end linking back.
     func testFootnotesRenderAsReferencesAndANoteList() {
         let html = MarkdownRenderer().html("A claim.[^1]\n\n[^1]: The source.\n")
