@@ -662,7 +662,8 @@ struct PageRenderer {
             }
             var found: [(path: String, url: URL)] = []
             try collectFiles(in: base, relative: "", label: folder, into: &found, warnings: &warnings) { name, _, _ in
-                !name.hasPrefix(".") || name == ".well-known" || name == ".htaccess"
+                // GitHub Pages publishes a branch through Jekyll unless it holds `.nojekyll`.
+                !name.hasPrefix(".") || name == ".well-known" || name == ".htaccess" || name == ".nojekyll"
             }
             // In path order, so that which files are planned first does not depend on the file system's order.
             for file in found.sorted(by: { $0.path < $1.path }) where published.insert(file.path).inserted {

@@ -98,6 +98,32 @@ public struct SiteBuilder {
         return (kept.map { manifest.paths[$0] }, kept.map { manifest.records[$0] })
     }
 
+    /// Why the output folder cannot hold this site's pages: it is (or holds) the site folder, where pages would
+    /// lie among the sources, or is in the store's folder, `Templates/` or a folder a collection reads sources
+    /// from (whose patterns could read the pages back as sources); nil when it can.
+    func outputFolderProblem(_ config: SiteConfig) -> String? {
+        func resolved(_ url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
+        let output = resolved(outputDirectory), site = resolved(root)
+        func isIn(_ folder: String) -> Bool { output == folder || output.hasPrefix(folder == "/" ? "/" : folder + "/") }
+        if output == site || site.hasPrefix(output == "/" ? "/" : output + "/") {
+            return (output == site ? "it is the site folder" : "it holds the site folder")
+                + ": the pages would lie among its sources; write them to a folder of their own, such as output/ or docs/"
+        }
+        var places = [(resolved(storePath.deletingLastPathComponent()), "the store's folder"), (resolved(root.appendingPathComponent("Templates")), "Templates/")]
+        for collection in config.collections {
+            for pattern in collection.sources {
+                let folder = SourceGlob(pattern: pattern).folder
+                places.append((resolved(URL(fileURLWithPath: SourceGlob.location(of: folder, under: root.path))),
+                               "'\(folder)', where collection '\(collection.name)' reads its sources"))
+            }
+        }
+        // A folder that is the site's or holds it (a store beside `sitegen.yml`, `../*.csv`) holds every output
+        // folder inside the site too: its patterns do not walk into the output.
+        let below = places.filter { $0.0 != site && !site.hasPrefix($0.0 == "/" ? "/" : $0.0 + "/") }
+        guard let (_, name) = below.first(where: { isIn($0.0) }) else { return nil }
+        return "it is in \(name); write the pages to a folder of their own, such as output/ or docs/"
+    }
+
     /// Runs the whole pipeline. Throws when the site cannot be built at all (configuration, templates);
     /// bad sources are reported in the summary and the rest still builds.
     ///
@@ -136,6 +162,7 @@ public struct SiteBuilder {
         summary.dryRun = options.dryRun
         var clock = StageClock()
         let config = try readConfig()
+        if let problem = outputFolderProblem(config) { throw BuildError.output(path: outputDirectory.path, reason: problem) }
         let templates: TemplateSet
         do {
             templates = try TemplateSet(directory: root.appendingPathComponent("Templates"), displayFolder: "Templates")

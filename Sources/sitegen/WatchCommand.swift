@@ -53,6 +53,8 @@ struct SiteOptions: ParsableArguments {
         guard FileManager.default.fileExists(atPath: site, isDirectory: &isFolder), isFolder.boolValue else {
             throw ValidationError("no site folder at '\(site)'; pass the folder that holds sitegen.yml with --site")
         }
+        // An unset variable (`-o "$DEPLOY_DIR"`) would write the pages into the folder the command runs in.
+        if output?.isEmpty == true { throw ValidationError("--output needs a folder, and it was given an empty one (an unset variable?)") }
     }
 
     /// A builder for the site, showing load and render progress of long builds on standard error.

@@ -45,6 +45,27 @@ final class CommandLineTests: XCTestCase {
         return site
     }
 
+    /// `-o ''` (an unset variable) wrote the site into the folder the command ran in, and `-o .`, `-o content`
+    /// or `-o .sitegen` put pages among the sources, where patterns could read them back: refused before
+    /// anything is written.
+    func testAnOutputFolderAmongTheSourcesIsRefusedBeforeAnythingIsWritten() throws {
+        let site = try exampleSite()
+        let before = try files(under: site)
+        let empty = try run(["build", "-o", ""], in: site)
+        XCTAssertEqual(empty.status, 64)
+        XCTAssertTrue(empty.stderr.contains("--output needs a folder, and it was given an empty one (an unset variable?)"), empty.stderr)
+        for (folder, said) in [(".", "it is the site folder: the pages would lie among its sources"), ("..", "it holds the site folder"),
+                               ("content/records/html", "it is in 'content/records', where collection 'banks' reads its sources"),
+                               ("content/feeds", "it is in 'content/feeds', where collection 'news' reads its sources"),
+                               (".sitegen/pages", "it is in the store's folder"), ("Templates", "it is in Templates/")] {
+            let result = try run(["build", "-o", folder], in: site)
+            XCTAssertEqual(result.status, 2, folder)
+            XCTAssertTrue(result.stderr.contains(said), "\(folder): \(result.stderr)")
+        }
+        XCTAssertEqual(try files(under: site).keys.filter { !$0.hasPrefix(".sitegen/") }.sorted(), before.keys.sorted(), "nothing written")
+        XCTAssertEqual(try run(["build", "-o", "docs"], in: site).status, 0)
+    }
+
     /// Every file under `folder`, by relative path, with its bytes.
     private func files(under folder: URL) throws -> [String: Data] {
         var files: [String: Data] = [:]

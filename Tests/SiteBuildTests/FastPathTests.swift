@@ -126,7 +126,8 @@ final class FastPathTests: XCTestCase {
                   notes: {kind: markdown, sources: notes/*.md}
                 """, file: "sitegen.yml")
             config.baseURL = baseURL
-            let path = URL(string: baseURL)?.path ?? "/"
+            // Escapes kept: links are written with the path as baseURL has it.
+            let path = URL(string: baseURL)?.path(percentEncoded: true) ?? "/"
             XCTAssertEqual(config.basePath, path.hasSuffix("/") ? path : path + "/", baseURL)
         }
     }

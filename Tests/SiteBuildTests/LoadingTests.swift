@@ -1236,7 +1236,8 @@ final class LoadingTests: XCTestCase {
         try write([
             "static/robots.txt": "User-agent: *\nDisallow: /private/\n", "static/.well-known/security.txt": "Contact: mailto:a@example.org\n",
             "static/.htaccess": "Options -Indexes\n", "static/both.txt": "from static\n", "extra/both.txt": "from extra\n",
-            "extra/only.txt": "only in extra\n", "elsewhere/shared.css": "body{}\n",
+            "extra/only.txt": "only in extra\n", "elsewhere/shared.css": "body{}\n", "static/.nojekyll": "",
+            "static/Thumbs.db": "x", "static/desktop.ini": "x", "static/~$report.docx": "x", "static/~notes.txt": "kept\n",
         ])
         try fm.createSymbolicLink(atPath: site.appendingPathComponent("static/site.css").path, withDestinationPath: "../elsewhere/shared.css")
         try fm.createSymbolicLink(atPath: site.appendingPathComponent("static/gone.png").path, withDestinationPath: "nothing.png")
@@ -1249,6 +1250,9 @@ final class LoadingTests: XCTestCase {
         XCTAssertEqual(output("robots.txt"), "User-agent: *\nDisallow: /private/\n", "the site's own robots.txt replaces sitegen's")
         XCTAssertEqual(output(".well-known/security.txt"), "Contact: mailto:a@example.org\n")
         XCTAssertEqual(output(".htaccess"), "Options -Indexes\n")
+        XCTAssertEqual(output(".nojekyll"), "", "GitHub Pages publishes a branch as it is only with it")
+        XCTAssertEqual(["Thumbs.db", "desktop.ini", "~$report.docx"].compactMap(output), [], "what Windows and Office leave in folders")
+        XCTAssertEqual(output("~notes.txt"), "kept\n")
         XCTAssertEqual(output("both.txt"), "from static\n", "the first folder named has a path both have")
         XCTAssertEqual(output("only.txt"), "only in extra\n")
         XCTAssertEqual(output("site.css"), "body{}\n", "a link is followed")
