@@ -650,14 +650,16 @@ struct PageRenderer {
                 // A folder sitegen.yml names and that is not there is a checkout or a mount missing: the files
                 // it published stay, rather than being deleted as if removed.
                 if config.staticFoldersNamed {
-                    throw BuildError.config(ConfigError(file: config.file, reason: "static folder '\(folder)' is not there"))
+                    throw BuildError.config(ConfigError(file: config.file, at: config.staticMark,
+                                                        reason: "static folder '\(folder)' is not there"))
                 }
                 continue
             }
             // `--output` into a static folder would publish the last build's pages again as static files.
             let output = writer.root.resolvingSymlinksInPath().standardizedFileURL.path
             if output == base.standardizedFileURL.path || output.hasPrefix(base.standardizedFileURL.path + "/") {
-                throw BuildError.config(ConfigError(file: config.file, reason: "static folder '\(folder)' holds the output folder; "
+                throw BuildError.config(ConfigError(file: config.file, at: config.staticMark,
+                                                    reason: "static folder '\(folder)' holds the output folder; "
                                                         + "write the site elsewhere, or name another static folder"))
             }
             var found: [(path: String, url: URL)] = []

@@ -21,6 +21,8 @@ public struct SiteConfig: Sendable {
     public var staticFolders = ["static"]
     /// Whether `sitegen.yml` named the static folders: then each must be there (the default `static/` may not).
     public var staticFoldersNamed = false
+    /// Where `static:` is written, for errors about the folders it names.
+    public var staticMark: ConfigMark?
     /// The zone the date helpers show a `datetime` in (`timeZone:`, an IANA name such as `Europe/Paris`);
     /// UTC when nil. Datetimes are stored and sorted in UTC whatever it is.
     public var timeZone: TimeZone?
@@ -124,6 +126,7 @@ public struct SiteConfig: Sendable {
         }
         let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "timeZone", "unsafe", "static", "params", "collections", "listings"])
         var title: String?, baseURL = "/", allowsRawHTML = false, staticFolders = ["static"], staticFoldersNamed = false
+        var staticMark: ConfigMark?
         var params: [String: ParamValue] = [:], paramsFingerprint: Int64 = 0, timeZone: TimeZone?
         var collections: [CollectionConfig] = [], listingNodes: Node?
         for (key, _, value) in entries {
@@ -166,6 +169,7 @@ public struct SiteConfig: Sendable {
             case "static":
                 staticFolders = try reader.strings(value, "static")
                 staticFoldersNamed = true
+                staticMark = reader.mark(value)
                 // Inside the site, and not what a build writes or keeps: copied, those would copy themselves.
                 for folder in staticFolders {
                     let parts = folder.split(separator: "/")
@@ -196,6 +200,7 @@ public struct SiteConfig: Sendable {
         self.allowsRawHTML = allowsRawHTML
         self.staticFolders = staticFolders
         self.staticFoldersNamed = staticFoldersNamed
+        self.staticMark = staticMark
         self.params = params
         self.timeZone = timeZone
         self.paramsFingerprint = paramsFingerprint

@@ -1265,11 +1265,11 @@ final class LoadingTests: XCTestCase {
 
         // A folder sitegen.yml names that is not there stops the build; what it published stays.
         try fm.moveItem(at: site.appendingPathComponent("extra"), to: site.appendingPathComponent("extra-moved"))
-        XCTAssertThrowsError(try build()) { XCTAssertEqual("\($0)", "sitegen.yml: static folder 'extra' is not there") }
+        XCTAssertThrowsError(try build()) { XCTAssertEqual("\($0)", "sitegen.yml:1:9: static folder 'extra' is not there") }
         XCTAssertEqual(output("only.txt"), "only in extra\n")
         try fm.moveItem(at: site.appendingPathComponent("extra-moved"), to: site.appendingPathComponent("extra"))
         XCTAssertThrowsError(try SiteBuilder(root: site, outputDirectory: site.appendingPathComponent("extra/site")).build()) {
-            XCTAssertEqual("\($0)", "sitegen.yml: static folder 'extra' holds the output folder; write the site elsewhere, or name another static folder")
+            XCTAssertEqual("\($0)", "sitegen.yml:1:9: static folder 'extra' holds the output folder; write the site elsewhere, or name another static folder")
         }
     }
 
