@@ -20,6 +20,8 @@ struct CollectionLoader {
     /// Reads every source, whatever its status says (`--full`): a file whose bytes changed under a status
     /// restored by hand is read too. Bytes that are the last load's are still not parsed.
     var readsEverySource = false
+    /// The output folder's absolute path, which no pattern's walk enters.
+    var outputFolder: String?
 
     struct Outcome {
         var changeset = Changeset()
@@ -173,13 +175,15 @@ struct CollectionLoader {
     {
         // The folders are walked while this thread reads what the store knows of the files: at 100,000
         // records each took a third of an incremental build's load.
-        let root = root
+        let root = root, outputFolder = outputFolder
         let walk = BackgroundWork { () -> ([(entry: SourceGlob.Entry, pattern: Int)], [SourceGlob.Unreadable]) in
             // Only two patterns can name one file twice; one pattern's files are distinct already.
             var present: Set<String>? = collection.sources.count > 1 ? [] : nil
             var found: [(entry: SourceGlob.Entry, pattern: Int)] = [], unreadable: [SourceGlob.Unreadable] = []
             for (number, pattern) in collection.sources.enumerated() {
-                for entry in SourceGlob(pattern: pattern).entries(under: root, sorted: false, unreadable: &unreadable)
+                var glob = SourceGlob(pattern: pattern)
+                glob.skipping = outputFolder
+                for entry in glob.entries(under: root, sorted: false, unreadable: &unreadable)
                 where present?.insert(entry.path).inserted ?? true {
                     found.append((entry, number))
                 }

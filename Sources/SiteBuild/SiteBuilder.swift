@@ -124,6 +124,14 @@ public struct SiteBuilder {
         return "it is in \(name); write the pages to a folder of their own, such as output/ or docs/"
     }
 
+    /// Throws when the output folder cannot hold the site's pages (`outputFolderProblem`): what `watch` and
+    /// `serve` ask before their first build, since no save would fix it. Says nothing while `sitegen.yml`
+    /// does not load (the first build says why).
+    public func checkOutputFolder() throws {
+        guard let config = try? readConfig(), let problem = outputFolderProblem(config) else { return }
+        throw BuildError.output(path: outputDirectory.path, reason: problem)
+    }
+
     /// Runs the whole pipeline. Throws when the site cannot be built at all (configuration, templates);
     /// bad sources are reported in the summary and the rest still builds.
     ///
@@ -470,6 +478,7 @@ extension SiteBuilder {
         var loader = CollectionLoader(root: root, config: config, store: store)
         loader.changedPaths = changedSources
         loader.readsEverySource = readingEverySource
+        loader.outputFolder = outputDirectory.standardizedFileURL.path
         loader.progress = onLoadProgress
         let loaded: CollectionLoader.Outcome
         do {

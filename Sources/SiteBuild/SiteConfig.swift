@@ -46,7 +46,11 @@ public struct SiteConfig: Sendable {
             return nil
         }
         let first = baseURL.prefix { $0 != "/" }
-        let written = first.contains(".") && !first.hasPrefix(".") && !first.contains(":") ? "https://" + baseURL
+        // A host (`user.github.io`, `localhost:4000`) wants a scheme; a scheme with its slashes wrong, a full URL.
+        let hostAndPort = baseURL.range(of: "^[^:/]+:[0-9]+(/|$)", options: .regularExpression) != nil
+        let written = !hostAndPort && baseURL.range(of: "^[A-Za-z][A-Za-z0-9+.-]*:", options: .regularExpression) != nil
+            ? "a full URL such as https://example.org/"
+            : first.contains(".") && !first.hasPrefix(".") || first.hasPrefix("localhost") ? "https://" + baseURL
             : "/" + baseURL.drop { $0 == "." || $0 == "/" }
         return "baseURL '\(baseURL)' is neither a full URL (https://example.org/) nor a path from the host's root (/project/), "
             + "so every link would be relative to its page: write \(written)"

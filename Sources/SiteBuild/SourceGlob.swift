@@ -6,6 +6,12 @@ import Foundation
 /// took seconds), never below the depth the pattern can match, and skips hidden files and folders.
 struct SourceGlob {
     let pattern: String
+    /// A folder the walk never enters, by its absolute path: the output folder, whose pages (`index.md`,
+    /// `feed.json`) a pattern such as `**/*.md` from the site's folder would read back as sources.
+    var skipping: String?
+
+    /// The glob of `pattern`, written as in `sitegen.yml`.
+    init(pattern: String) { self.pattern = pattern }
 
     /// A matching file, with its size and change time (through a symbolic link, its target's).
     struct Entry {
@@ -244,6 +250,7 @@ struct SourceGlob {
             guard !name.hasPrefix(".") else { continue }
             let path = relative.isEmpty ? name : relative == "/" ? "/" + name : relative + "/" + name
             if type == Int32(DT_DIR) {
+                if let skipping, Self.location(of: path, under: rootPath) == skipping { continue }
                 walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
                 continue
             }
@@ -292,7 +299,7 @@ struct SourceGlob {
             unreadable += share.problems
         }
         // Links to folders are not followed, so a loop of links cannot hang the walk.
-        for path in shares.flatMap(\.folders) {
+        for path in shares.flatMap(\.folders) where skipping.map({ Self.location(of: path, under: rootPath) != $0 }) ?? true {
             walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
         }
     }

@@ -82,13 +82,20 @@ public struct SourceInspector {
         }
     }
 
+    /// The walk of `pattern`, which never enters the default output folder, as a build's never enters its own.
+    private func glob(_ pattern: String) -> SourceGlob {
+        var glob = SourceGlob(pattern: pattern)
+        glob.skipping = root.appendingPathComponent("output").standardizedFileURL.path
+        return glob
+    }
+
     /// Every collection with its source files, row counts and last load status.
     public func sources() throws -> JSONValue {
         let config = try SiteConfig(contentsOf: root.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")
         let storePath = root.appendingPathComponent(".sitegen/store.sqlite")
         let statuses = FileManager.default.fileExists(atPath: storePath.path) ? try SiteStore(path: storePath.path).sourceStatuses() : []
         return .array(config.collections.map { collection in
-            let files = collection.sources.flatMap { SourceGlob(pattern: $0).files(under: root) }
+            let files = collection.sources.flatMap { glob($0).files(under: root) }
             let entries: [JSONValue] = files.map { file in
                 let status = statuses.first { $0.path == file && $0.collection == collection.name }
                 return .object([("path", .string(file)), ("status", .string(status?.status ?? "not loaded")),
@@ -283,7 +290,7 @@ public struct SourceInspector {
         guard url.path.hasPrefix(rootPath) else { return (nil, nil, nil) }
         let relative = String(url.path.dropFirst(rootPath.count))
         return (config.collections.first { collection in
-            collection.sources.contains { SourceGlob(pattern: $0).files(under: root).contains(relative) }
+            collection.sources.contains { glob($0).files(under: root).contains(relative) }
         }, config.timeZone, nil)
     }
 

@@ -83,7 +83,10 @@ public struct MarkdownRenderer: Sendable {
             let type = cmark_node_get_type(node)
             guard type == CMARK_NODE_LINK || type == CMARK_NODE_IMAGE, let url = cmark_node_get_url(node) else { continue }
             let link = String(cString: url)
-            guard link.hasPrefix("/"), !link.hasPrefix("//"), !link.hasPrefix(basePath) else { continue }
+            // `/proj`, `/proj?x` and `/proj#top` are the base itself.
+            let base = basePath.dropLast()
+            guard link.hasPrefix("/"), !link.hasPrefix("//"), !link.hasPrefix(basePath), link != base,
+                  !link.hasPrefix(base + "?"), !link.hasPrefix(base + "#") else { continue }
             _ = cmark_node_set_url(node, basePath + link.dropFirst())
         }
     }

@@ -79,9 +79,10 @@ public enum HTMLLinks {
     /// they were; nil when none changed. Split as the HTML standard splits it: a URL runs to the next space
     /// (commas at its end close the candidate), and descriptors run to a comma outside parentheses.
     private static func resolvedCandidates(_ value: String, against base: URL) -> String? {
-        let characters = Array(value)
-        var output = "", index = 0, changed = false
-        func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" || character == "\n" || character == "\r" || character == "\u{0C}" }
+        // Scalars, not characters: "\r\n" is one character, and a combining mark joins the character before it.
+        let characters = Array(value.unicodeScalars)
+        var output = String.UnicodeScalarView(), index = 0, changed = false
+        func isSpace(_ character: Unicode.Scalar) -> Bool { character == " " || character == "\t" || character == "\n" || character == "\r" || character == "\u{0C}" }
         while index < characters.count {
             while index < characters.count, isSpace(characters[index]) || characters[index] == "," {
                 output.append(characters[index])
@@ -92,14 +93,14 @@ public enum HTMLLinks {
             while index < characters.count, !isSpace(characters[index]) { index += 1 }
             var end = index
             while end > start, characters[end - 1] == "," { end -= 1 }
-            let url = String(characters[start..<end])
+            let url = String(String.UnicodeScalarView(characters[start..<end]))
             if let absolute = resolved(url, against: base, fragments: false) {
-                output += absolute
+                output.append(contentsOf: absolute.unicodeScalars)
                 changed = true
             } else {
-                output += url
+                output.append(contentsOf: url.unicodeScalars)
             }
-            output += String(characters[end..<index])
+            output.append(contentsOf: characters[end..<index])
             guard end == index else { continue }
             var depth = 0
             while index < characters.count {
@@ -109,7 +110,7 @@ public enum HTMLLinks {
                 index += 1
             }
         }
-        return changed ? output : nil
+        return changed ? String(output) : nil
     }
 
     /// `value` made absolute against `base`, or nil when it is absolute already, a fragment (unless

@@ -38,6 +38,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        try site.checkOutputFolder()
         let builder = site.builder()
         let session = try WatchSession(builder: builder)
         _ = try TerminationSignals { _ in stopWatching(session) }

@@ -26,6 +26,7 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        try site.checkOutputFolder()
         let session = try WatchSession(builder: site.builder())
         _ = try TerminationSignals { _ in stopWatching(session) }
         if session.anotherWatchesTheSite {
@@ -55,6 +56,17 @@ struct SiteOptions: ParsableArguments {
         }
         // An unset variable (`-o "$DEPLOY_DIR"`) would write the pages into the folder the command runs in.
         if output?.isEmpty == true { throw ValidationError("--output needs a folder, and it was given an empty one (an unset variable?)") }
+    }
+
+    /// Stops the command (exit status 2) when the output folder cannot hold the site's pages: a watch would
+    /// otherwise try again every few seconds what no save can fix.
+    func checkOutputFolder() throws {
+        do {
+            try builder().checkOutputFolder()
+        } catch {
+            printError("error: \(error)")
+            throw BuildCommand.stoppedStatus
+        }
     }
 
     /// A builder for the site, showing load and render progress of long builds on standard error.

@@ -64,6 +64,26 @@ final class CommandLineTests: XCTestCase {
         }
         XCTAssertEqual(try files(under: site).keys.filter { !$0.hasPrefix(".sitegen/") }.sorted(), before.keys.sorted(), "nothing written")
         XCTAssertEqual(try run(["build", "-o", "docs"], in: site).status, 0)
+        // A watch says so before its first build and stops: no save would fix it.
+        let watch = try run(["watch", "-o", "Templates/x"], in: site)
+        XCTAssertEqual(watch.status, 2)
+        XCTAssertTrue(watch.stderr.contains("it is in Templates/"), watch.stderr)
+    }
+
+    /// A pattern from the site's own folder (`**/*.md`) read the pages the build wrote as Markdown
+    /// (`formats: [html, md]`) back as sources: the walk never enters the output folder.
+    func testAPatternFromTheSitesFolderNeverReadsTheOutputBack() throws {
+        let site = try exampleSite()
+        let config = site.appendingPathComponent("sitegen.yml")
+        try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "sources: content/pages/*.md", with: "sources: \"**/*.md\"")
+            .write(to: config, atomically: true, encoding: .utf8)
+        for _ in 0..<2 {
+            let result = try run(["build"], in: site)
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        let sources = try run(["sources"], in: site)
+        XCTAssertFalse(sources.stdout.contains("output/"), sources.stdout)
+        XCTAssertTrue(sources.stdout.contains("content/pages/about.md"), sources.stdout)
     }
 
     /// Every file under `folder`, by relative path, with its bytes.

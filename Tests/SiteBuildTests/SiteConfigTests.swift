@@ -139,7 +139,9 @@ final class SiteConfigTests: XCTestCase {
         XCTAssertTrue(error(with("project"))?.description.hasSuffix("write /project/") == true)
         XCTAssertTrue(error(with("./"))?.description.hasSuffix("write /") == true)
         XCTAssertTrue(error(with("../site/"))?.description.hasSuffix("write /site/") == true)
-        XCTAssertTrue(error(with("mailto:a@b.org"))?.description.contains("is neither a full URL") == true)
+        XCTAssertTrue(error(with("mailto:a@b.org"))?.description.hasSuffix("write a full URL such as https://example.org/") == true)
+        XCTAssertTrue(error(with("https:/example.org/"))?.description.hasSuffix("write a full URL such as https://example.org/") == true)
+        XCTAssertTrue(error(with("localhost:4000"))?.description.hasSuffix("write https://localhost:4000/") == true)
         XCTAssertEqual(error(with("//cdn.example.org/p/"))?.description, "sitegen.yml:2:10: baseURL '//cdn.example.org/p/' has no scheme: write https://cdn.example.org/p/")
         XCTAssertEqual(error(with("https://e.org/p/?x=1"))?.description,
                        "sitegen.yml:2:10: baseURL cannot have a query ('?x=1'): every address on the site is written after it")

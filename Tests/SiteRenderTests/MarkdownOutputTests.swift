@@ -19,6 +19,9 @@ final class MarkdownOutputTests: XCTestCase {
                        + "<a href=\"//cdn.example.org/a\">Far</a> <a href=\"notes/\">Rel</a> <a href=\"https://e.org/\">Abs</a> <a href=\"#top\">Top</a> "
                        + "<a href=\"https://auto.example/\">https://auto.example/</a></p>\n<p><a href=\"/project/refs/\">By ref</a></p>\n")
         XCTAssertTrue(MarkdownRenderer().html("[About](/about/)").contains("href=\"/about/\""), "at the host's root, as written")
+        XCTAssertEqual(MarkdownRenderer(basePath: "/project/").html("[Home](/project) [Q](/project?x=1) [F](/project#top) [P](/projects/)"),
+                       "<p><a href=\"/project\">Home</a> <a href=\"/project?x=1\">Q</a> <a href=\"/project#top\">F</a> "
+                       + "<a href=\"/project/projects/\">P</a></p>\n", "the base itself is under it")
     }
 
     /// Footnotes, as GitHub renders them: a numbered reference and a list at the end linking back.

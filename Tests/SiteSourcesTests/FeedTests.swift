@@ -189,6 +189,9 @@ final class FeedTests: XCTestCase {
             + "https://j.example/2024/img/m@2x.png 2x,https://cdn.example/m3.png 3x\"><picture><source srcset='https://j.example/w/a.png 100w, "
             + "https://j.example/2024/b,c.png'><source SRCSET=https://j.example/2024/a.png,b.png></picture><link imagesrcset=\"https://j.example/2024/h.png 1x\">",
             "a URL ends at a space, commas at its end close its candidate, and a candidate without descriptors may hold a comma")
+        XCTAssertEqual(HTMLLinks.resolving("<img srcset=\"a.png 1x,\r\nb.png 2x,\u{301}c.png\">", against: URL(string: "https://e.org/p/")!),
+                       "<img srcset=\"https://e.org/p/a.png 1x,\r\nhttps://e.org/p/b.png 2x,https://e.org/p/%CC%81c.png\">",
+                       "a line break is a space, and a combining mark no part of the comma before it")
     }
 
     func testAJSONFeedItemWithOnlyAModifiedDateIsPublishedThen() throws {
