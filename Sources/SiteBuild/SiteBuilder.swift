@@ -102,7 +102,18 @@ public struct SiteBuilder {
     /// lie among the sources, or is in the store's folder, `Templates/` or a folder a collection reads sources
     /// from (whose patterns could read the pages back as sources); nil when it can.
     func outputFolderProblem(_ config: SiteConfig) -> String? {
-        func resolved(_ url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
+        // Links resolved in the longest part of the path that exists: Foundation leaves a path that does
+        // not exist (an output folder a first build makes) as it is, links in its parents included.
+        func resolved(_ url: URL) -> String {
+            var existing = url.standardizedFileURL, rest: [String] = []
+            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+                rest.insert(existing.lastPathComponent, at: 0)
+                existing = existing.deletingLastPathComponent()
+            }
+            guard let real = realpath(existing.path, nil) else { return url.standardizedFileURL.path }
+            defer { free(real) }
+            return ([String(cString: real)] + rest).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+        }
         let output = resolved(outputDirectory), site = resolved(root)
         func isIn(_ folder: String) -> Bool { output == folder || output.hasPrefix(folder == "/" ? "/" : folder + "/") }
         if output == site || site.hasPrefix(output == "/" ? "/" : output + "/") {

@@ -64,6 +64,12 @@ final class CommandLineTests: XCTestCase {
         }
         XCTAssertEqual(try files(under: site).keys.filter { !$0.hasPrefix(".sitegen/") }.sorted(), before.keys.sorted(), "nothing written")
         XCTAssertEqual(try run(["build", "-o", "docs"], in: site).status, 0)
+        // Through a link to a source folder, to a folder not made yet.
+        try FileManager.default.createSymbolicLink(atPath: site.appendingPathComponent("records-link").path, withDestinationPath: "content/records")
+        let linked = try run(["build", "-o", "records-link/new/deeper"], in: site)
+        XCTAssertEqual(linked.status, 2)
+        XCTAssertTrue(linked.stderr.contains("it is in 'content/records'"), linked.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("content/records/new").path))
         // A watch says so before its first build and stops: no save would fix it.
         let watch = try run(["watch", "-o", "Templates/x"], in: site)
         XCTAssertEqual(watch.status, 2)
