@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Keeps two sitegen processes from building one site at once (a `build` beside a `watch`, say): each
 /// build holds an advisory lock on `.sitegen/lock`, and a second one waits for the first to finish. Both
@@ -6,6 +7,9 @@ import Foundation
 /// is listed but no longer in the table"). The kernel drops the lock of a process that is killed.
 final class BuildLock {
     private let descriptor: Int32
+    /// How many builds of this process wait for another process's lock (a watch's, at most one): such a
+    /// build has changed nothing yet, so a stop request need not wait for it.
+    static let waiting = Atomic<Int>(0)
 
     /// Takes the lock of the store at `storePath`, calling `onWait` first when another process holds it.
     init(beside storePath: URL, onWait: (() -> Void)?) throws {
@@ -21,6 +25,8 @@ final class BuildLock {
             throw BuildError.output(path: path, reason: reason)
         }
         onWait?()
+        Self.waiting.add(1, ordering: .sequentiallyConsistent)
+        defer { Self.waiting.subtract(1, ordering: .sequentiallyConsistent) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 let reason = String(cString: strerror(errno))

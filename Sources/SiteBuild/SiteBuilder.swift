@@ -135,6 +135,10 @@ public struct SiteBuilder {
         return "it is in \(name); write the pages to a folder of their own, such as output/ or docs/"
     }
 
+    /// Whether a build of this process is waiting for another process's build of its site to finish: it
+    /// has read and changed nothing yet, so the process may stop without waiting for it.
+    public static var isWaitingForAnotherBuild: Bool { BuildLock.waiting.load(ordering: .sequentiallyConsistent) > 0 }
+
     /// Throws when the output folder cannot hold the site's pages (`outputFolderProblem`): what `watch` and
     /// `serve` ask before their first build, since no save would fix it. Says nothing while `sitegen.yml`
     /// does not load (the first build says why).

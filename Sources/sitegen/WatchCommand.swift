@@ -90,6 +90,11 @@ func stopWatching(_ session: WatchSession) {
         printError("\nstopped during a build: the next build finishes what it left")
         _exit(130)
     }
+    // A build still waiting for another process's build has done nothing to finish.
+    if SiteBuilder.isWaitingForAnotherBuild {
+        printError("\nstopped while waiting for another sitegen's build; nothing of this one had begun")
+        exit(0)
+    }
     if session.isBuilding {
         printError("\nstopping once the build under way is done (Ctrl-C again to stop now)")
     }

@@ -44,6 +44,21 @@ final class WatchCommandTests: XCTestCase {
     /// Ctrl-C during a long build printed only `^C`, and the build went on in silence; a second one stopped the
     /// process with status 0 and a half-published build. The first is now acknowledged, the second exits 130
     /// and says the next build finishes the job, which it does.
+    /// A watch whose build waited for another process's build (a `sitegen build` in another terminal) ran
+    /// that build before it stopped at Ctrl-C; nothing of it had begun, so it stops at once.
+    func testCtrlCWhileWaitingForAnotherProcesssBuildStopsAtOnce() throws {
+        let site = try ExampleSite.copy(for: self)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent(".sitegen"), withIntermediateDirectories: true)
+        let lock = open(site.appendingPathComponent(".sitegen/lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertEqual(flock(lock, LOCK_EX), 0)
+        defer { close(lock) }
+        let watch = try RunningSitegen(["watch", "--site", site.path], in: site)
+        XCTAssertTrue(watch.waitFor("waiting for another sitegen building this site to finish", inStandardError: true, timeout: 10), watch.stderr)
+        XCTAssertEqual(watch.stop(with: SIGINT, timeout: 2), 0, watch.stderr)
+        XCTAssertTrue(watch.stderr.contains("stopped while waiting for another sitegen's build"), watch.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("output").path), "nothing built")
+    }
+
     func testCtrlCDuringABuildSaysWhatItWaitsForAndASecondStopsWithAFailure() throws {
         let site = try ExampleSite.copy(for: self)
         var rows = "cert,name,city,state,acquirer,closing_date,fund,notes\n"
