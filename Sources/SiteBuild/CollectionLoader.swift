@@ -329,21 +329,7 @@ struct CollectionLoader {
     /// changed is then not read again whole.
     private func hasItsLastBytes(_ file: FilePlan) -> Bool {
         guard let previous = file.previous, previous.succeeded, previous.size == file.stat.size else { return false }
-        // A megabyte at a time, as a large feed is read: the hash does not depend on the pieces.
-        let descriptor = open(SourceGlob.location(of: file.path, under: root.path), O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var hash = ContentHash()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SourceInput.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return false }
-            if count == 0 { break }
-            hash.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        }
-        return previous.hash == hash.signed
+        return (try? hash(of: file)) == previous.hash
     }
 
     /// A collection whose table was made again for new fields, and whose sources did not all load into it:

@@ -655,13 +655,7 @@ struct PageRenderer {
                 }
                 continue
             }
-            // `--output` into a static folder would publish the last build's pages again as static files.
-            let output = writer.root.resolvingSymlinksInPath().standardizedFileURL.path
-            if output == base.standardizedFileURL.path || output.hasPrefix(base.standardizedFileURL.path + "/") {
-                throw BuildError.config(ConfigError(file: config.file, at: config.staticMark,
-                                                    reason: "static folder '\(folder)' holds the output folder; "
-                                                        + "write the site elsewhere, or name another static folder"))
-            }
+            // An output folder in a static folder was refused before the build began (`checkOutputFolder`).
             var found: [(path: String, url: URL)] = []
             try collectFiles(in: base, relative: "", label: folder, into: &found, warnings: &warnings) { name, _, _ in
                 // GitHub Pages publishes a branch through Jekyll unless it holds `.nojekyll`.

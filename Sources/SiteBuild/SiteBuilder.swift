@@ -102,18 +102,7 @@ public struct SiteBuilder {
     /// lie among the sources, or is in the store's folder, `Templates/` or a folder a collection reads sources
     /// from (whose patterns could read the pages back as sources); nil when it can.
     func outputFolderProblem(_ config: SiteConfig) -> String? {
-        // Links resolved in the longest part of the path that exists: Foundation leaves a path that does
-        // not exist (an output folder a first build makes) as it is, links in its parents included.
-        func resolved(_ url: URL) -> String {
-            var existing = url.standardizedFileURL, rest: [String] = []
-            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
-                rest.insert(existing.lastPathComponent, at: 0)
-                existing = existing.deletingLastPathComponent()
-            }
-            guard let real = realpath(existing.path, nil) else { return url.standardizedFileURL.path }
-            defer { free(real) }
-            return ([String(cString: real)] + rest).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
-        }
+        let resolved = Self.realPath
         let output = resolved(outputDirectory), site = resolved(root)
         func isIn(_ folder: String) -> Bool { output == folder || output.hasPrefix(folder == "/" ? "/" : folder + "/") }
         if output == site || site.hasPrefix(output == "/" ? "/" : output + "/") {
@@ -135,6 +124,19 @@ public struct SiteBuilder {
         return "it is in \(name); write the pages to a folder of their own, such as output/ or docs/"
     }
 
+    /// The path of `url` with its links resolved in the longest part of it that exists: Foundation leaves a
+    /// path that does not exist (an output folder a first build makes) as it is, links in its parents included.
+    static func realPath(_ url: URL) -> String {
+        var existing = url.standardizedFileURL, rest: [String] = []
+        while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+            rest.insert(existing.lastPathComponent, at: 0)
+            existing = existing.deletingLastPathComponent()
+        }
+        guard let real = realpath(existing.path, nil) else { return url.standardizedFileURL.path }
+        defer { free(real) }
+        return ([String(cString: real)] + rest).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+    }
+
     /// Whether a build of this process is waiting for another process's build of its site to finish: it
     /// has read and changed nothing yet, so the process may stop without waiting for it.
     public static var isWaitingForAnotherBuild: Bool { BuildLock.waiting.load(ordering: .sequentiallyConsistent) > 0 }
@@ -143,8 +145,21 @@ public struct SiteBuilder {
     /// `serve` ask before their first build, since no save would fix it. Says nothing while `sitegen.yml`
     /// does not load (the first build says why).
     public func checkOutputFolder() throws {
-        guard let config = try? readConfig(), let problem = outputFolderProblem(config) else { return }
-        throw BuildError.output(path: outputDirectory.path, reason: problem)
+        guard let config = try? readConfig() else { return }
+        try checkOutputFolder(for: config)
+    }
+
+    /// Throws when the output folder cannot hold the site's pages (`outputFolderProblem`), or is in a static
+    /// folder, which would publish the last build's pages again as static files: before anything is written.
+    func checkOutputFolder(for config: SiteConfig) throws {
+        if let problem = outputFolderProblem(config) { throw BuildError.output(path: outputDirectory.path, reason: problem) }
+        let output = Self.realPath(outputDirectory)
+        for folder in config.staticFolders {
+            let path = Self.realPath(root.appendingPathComponent(folder, isDirectory: true))
+            guard output == path || output.hasPrefix(path + "/") else { continue }
+            throw BuildError.config(ConfigError(file: config.file, at: config.staticMark, reason: "static folder '\(folder)' holds the output folder; "
+                                                    + "write the site elsewhere, or name another static folder"))
+        }
     }
 
     /// Runs the whole pipeline. Throws when the site cannot be built at all (configuration, templates);
@@ -185,7 +200,7 @@ public struct SiteBuilder {
         summary.dryRun = options.dryRun
         var clock = StageClock()
         let config = try readConfig()
-        if let problem = outputFolderProblem(config) { throw BuildError.output(path: outputDirectory.path, reason: problem) }
+        try checkOutputFolder(for: config)
         let templates: TemplateSet
         do {
             templates = try TemplateSet(directory: root.appendingPathComponent("Templates"), displayFolder: "Templates")

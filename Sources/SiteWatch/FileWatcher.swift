@@ -27,6 +27,15 @@ public final class FileWatcher: @unchecked Sendable {
         public var files: [String]
         /// Folders whose changes never count (the build's output and store), wherever they are.
         public var ignoredFolders: [URL]
+
+        /// The ignored folders inside `root`, by their paths from it: the names events give them there.
+        public var ignoredPaths: [String] {
+            let rootPath = root.standardizedFileURL.path
+            return ignoredFolders.compactMap { folder in
+                let path = folder.standardizedFileURL.path
+                return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
+            }
+        }
         /// How long no change must arrive before a batch is handed out, in seconds.
         public var quietPeriod: Double
         /// The longest a batch waits after its first change, so a constant stream of changes still builds.
@@ -76,10 +85,7 @@ public final class FileWatcher: @unchecked Sendable {
         wakePipe = try WakePipe()
         let rootPath = configuration.root.standardizedFileURL.path
         self.rootPath = rootPath
-        ignoredPaths = configuration.ignoredFolders.compactMap { folder in
-            let path = folder.standardizedFileURL.path
-            return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
-        }
+        ignoredPaths = configuration.ignoredPaths
         rootWatch = try inotify.addWatch(rootPath, mask: Self.rootEvents)
         try watchFolders(configuration.folders)
         #else

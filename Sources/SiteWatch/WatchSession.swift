@@ -39,11 +39,7 @@ public final class WatchSession: @unchecked Sendable {
             root: builder.root, folders: Self.watchedFolders, files: Self.watchedFiles,
             ignoredFolders: [builder.outputDirectory, builder.storePath.deletingLastPathComponent()],
             quietPeriod: quietPeriod, maximumDelay: maximumDelay))
-        let rootPath = builder.root.standardizedFileURL.path
-        builtFolders = Set([builder.outputDirectory, builder.storePath.deletingLastPathComponent()].compactMap { folder in
-            let path = folder.standardizedFileURL.path
-            return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
-        })
+        builtFolders = Set(watcher.configuration.ignoredPaths)
         (watchLock, anotherWatchesTheSite) = Self.lockWatch(beside: builder.storePath)
         followSources()
     }

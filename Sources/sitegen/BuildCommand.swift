@@ -40,12 +40,7 @@ struct BuildCommand: ParsableCommand {
     var full = false
 
     func validate() throws {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: site, isDirectory: &isFolder), isFolder.boolValue else {
-            throw ValidationError("no site folder at '\(site)'; pass the folder that holds sitegen.yml with --site")
-        }
-        // An unset variable (`-o "$DEPLOY_DIR"`) would write the pages into the folder the command runs in.
-        if output?.isEmpty == true { throw ValidationError("--output needs a folder, and it was given an empty one (an unset variable?)") }
+        try SiteOptions.validate(site: site, output: output)
         // Found before the build rather than after it has published.
         if let report, !ReportFile.isStandardOutput(report), let problem = ReportFile.problem(writing: report) {
             throw ValidationError("--report \(report): \(problem)")

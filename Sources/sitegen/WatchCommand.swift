@@ -50,6 +50,11 @@ struct SiteOptions: ParsableArguments {
     var output: String?
 
     func validate() throws {
+        try Self.validate(site: site, output: output)
+    }
+
+    /// Checks a site folder and output folder given on the command line (`build` has options of its own).
+    static func validate(site: String, output: String?) throws {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: site, isDirectory: &isFolder), isFolder.boolValue else {
             throw ValidationError("no site folder at '\(site)'; pass the folder that holds sitegen.yml with --site")

@@ -1271,6 +1271,12 @@ final class LoadingTests: XCTestCase {
         XCTAssertThrowsError(try SiteBuilder(root: site, outputDirectory: site.appendingPathComponent("extra/site")).build()) {
             XCTAssertEqual("\($0)", "sitegen.yml:1:9: static folder 'extra' holds the output folder; write the site elsewhere, or name another static folder")
         }
+        // The same through a link, to a folder not made yet.
+        try fm.createSymbolicLink(atPath: site.appendingPathComponent("to-extra").path, withDestinationPath: "extra")
+        XCTAssertThrowsError(try SiteBuilder(root: site, outputDirectory: site.appendingPathComponent("to-extra/new/site")).build()) {
+            XCTAssertTrue("\($0)".hasSuffix("static folder 'extra' holds the output folder; write the site elsewhere, or name another static folder"), "\($0)")
+        }
+        XCTAssertFalse(fm.fileExists(atPath: site.appendingPathComponent("extra/new").path))
     }
 
     /// An edit of the same size whose modification time was set back (`touch -d`, `tar --mtime`, `rsync -t`)
