@@ -550,8 +550,15 @@ final class OutputWriter: @unchecked Sendable {
                 continue
             }
             guard status.st_mode & S_IFMT == S_IFREG || status.st_mode & S_IFMT == S_IFLNK else { continue }
+            // A killed writer's temporary file was never a page: it goes without being counted as one.
+            let isPage = !Self.isTemporary(name: url.lastPathComponent)
             if dryRun {
-                deleted.append(path)
+                if isPage { deleted.append(path) }
+                continue
+            }
+            guard isPage else {
+                unlink(url.path)
+                removeEmptyFolders(above: url)
                 continue
             }
             // A page's file that goes is kept as a spare for the pages of later builds while there is room.
@@ -561,14 +568,19 @@ final class OutputWriter: @unchecked Sendable {
                 continue
             }
             deleted.append(path)
-            // rmdir removes a folder only when it is empty, without listing it: the folder of a record's
-            // page holds a hundred thousand others.
-            var folder = url.deletingLastPathComponent()
-            while folder.path.count > root.path.count, rmdir(folder.path) == 0 {
-                folder = folder.deletingLastPathComponent()
-            }
+            removeEmptyFolders(above: url)
         }
         return (deleted, kept)
+    }
+
+    /// Removes the folders above the file at `url` that its deletion left empty.
+    private func removeEmptyFolders(above url: URL) {
+        // rmdir removes a folder only when it is empty, without listing it: the folder of a record's
+        // page holds a hundred thousand others.
+        var folder = url.deletingLastPathComponent()
+        while folder.path.count > root.path.count, rmdir(folder.path) == 0 {
+            folder = folder.deletingLastPathComponent()
+        }
     }
 }
 

@@ -352,6 +352,24 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertEqual(try files(under: elsewhere), try files(under: site.appendingPathComponent("output")))
     }
 
+    func testAKilledWritersTemporaryFilesGoWithoutBeingCountedAsDeletedPages() throws {
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        // What a build killed between writing a page's temporary file and renaming it leaves.
+        let output = site.appendingPathComponent("output")
+        let leftovers = ["banks/.index.html.sitegen-999999-1.tmp", "news/.index.md.sitegen-999999-2.tmp"]
+        for path in leftovers { try Data("half a page".utf8).write(to: output.appendingPathComponent(path)) }
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        try store.setState("writing-output", "1")
+
+        let after = try SiteBuilder(root: site).build()
+        XCTAssertTrue(after.succeeded)
+        XCTAssertEqual(after.deletedPaths, [], "no page went")
+        for path in leftovers {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent(path).path), path)
+        }
+        try assertSameAsCleanBuild("after a killed build's temporary files")
+    }
+
     /// The page a file belongs to: a feed or a Markdown twin goes with its listing page.
     private static func page(_ path: String) -> String {
         path.hasSuffix("index.html") ? path : (path as NSString).deletingLastPathComponent + "/index.html"
