@@ -96,30 +96,16 @@ public final class WatchSession: @unchecked Sendable {
     /// Builds once per batch of changes, telling `report` about each, until `stop()`; throws only when the watch
     /// itself breaks (inotify), never for a failed build.
     public func watch(report: (RebuildReport) -> Void) throws {
-        var retryAfter: Double?
-        var lastErrors: [String]?
-        // Whether the next build looks for every page in the output folder: the output or store folder was
-        // deleted (`git clean -fdx`, `rm -rf .sitegen output`), and pages a build found in place may have
-        // gone after it, which no event of the watch tells (its output folder is not watched).
-        var verifiesNext = false
-        while let changed = try watcher.nextBatch(retryAfter: retryAfter) {
+        var schedule = WatchSchedule()
+        while let changed = try watcher.nextBatch(retryAfter: schedule.retryAfter) {
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
             // files written there during the build are seen.
             followSources()
             let folderGone = changed.contains(where: builtFolders.contains)
-            var rebuilt = buildOnce(changedPaths: changed, verifiesOutput: verifiesNext || folderGone)
-            let checked = changed.isEmpty && verifiesNext
-            if checked { rebuilt.cause = "pages missing from the output folder" }
-            verifiesNext = folderGone
-            // A retry that fails as the build before it did says nothing new, and a check that found every
-            // page in place says nothing at all.
-            let silent = changed.isEmpty && (rebuilt.succeeded ? checked && !rebuilt.wroteFiles : rebuilt.errors == lastErrors)
-            if !silent { report(rebuilt) }
-            lastErrors = rebuilt.succeeded ? nil : rebuilt.errors
-            // A build the machine failed (a full disk, the store's folder) is tried again until it builds:
-            // no save of the user's would be the fix. After a folder was deleted, the output is checked again
-            // once the site has been quiet a while.
-            retryAfter = rebuilt.failedOutsideTheSite ? Self.retryInterval : verifiesNext ? Self.settlingTime : nil
+            let kind = schedule.kind(of: changed)
+            var rebuilt = buildOnce(changedPaths: changed, verifiesOutput: schedule.verifiesNext || folderGone)
+            if kind == .check { rebuilt.cause = "pages missing from the output folder" }
+            if schedule.record(rebuilt, of: kind, folderGone: folderGone) { report(rebuilt) }
         }
     }
 
@@ -200,5 +186,55 @@ public final class WatchSession: @unchecked Sendable {
     /// Ends the watch after the build under way, if any; safe from any thread.
     public func stop() {
         watcher.stop()
+    }
+}
+
+/// When a watch builds without a save, and what it says then. A build the machine failed (a full disk, the
+/// store's folder) is tried again every `retryInterval` until it builds: no save of the user's would be the
+/// fix. After the output or store folder was deleted (`git clean -fdx`, `rm -rf .sitegen output`), pages a
+/// build found in place may go after it, which no event tells (the output folder is not watched): every
+/// build then looks for every page, until one has looked with the site quiet for `settlingTime`.
+struct WatchSchedule {
+    /// What a build is for.
+    enum Kind: Equatable {
+        /// Files changed.
+        case changes
+        /// The last build failed for the machine; nothing changed since.
+        case retry
+        /// The site has been quiet since a folder was deleted: every page is looked for.
+        case check
+    }
+
+    /// Whether the next build looks for every page in the output folder.
+    private(set) var verifiesNext = false
+    /// How long the watch waits for changes before it builds without one (nil: for good).
+    private(set) var retryAfter: Double?
+    private var lastFailedOutside = false
+    private var lastErrors: [String]?
+
+    /// What a build of `changed` (empty when the wait ended with no change) is for.
+    func kind(of changed: [String]) -> Kind {
+        guard changed.isEmpty else { return .changes }
+        return verifiesNext && !lastFailedOutside ? .check : .retry
+    }
+
+    /// Takes in the build `rebuilt`, made for `kind` (after `folderGone`, a deletion of the output or store
+    /// folder); returns whether it is worth a line: a retry that fails as the build before it did says
+    /// nothing new, and a check that found every page in place says nothing at all.
+    mutating func record(_ rebuilt: RebuildReport, of kind: Kind, folderGone: Bool) -> Bool {
+        let silent = kind != .changes
+            && (rebuilt.succeeded ? kind == .check && !rebuilt.wroteFiles : rebuilt.errors == lastErrors)
+        lastErrors = rebuilt.succeeded ? nil : rebuilt.errors
+        lastFailedOutside = rebuilt.failedOutsideTheSite
+        // Changes while a check is due (the rest of a `git clean`) put it off until they stop; a build
+        // without changes that ran has looked with the site quiet.
+        if folderGone || (verifiesNext && kind == .changes) {
+            verifiesNext = true
+        } else if kind != .changes && rebuilt.summary != nil {
+            verifiesNext = false
+        }
+        retryAfter = rebuilt.failedOutsideTheSite ? WatchSession.retryInterval
+            : verifiesNext && kind == .changes ? WatchSession.settlingTime : nil
+        return !silent
     }
 }
