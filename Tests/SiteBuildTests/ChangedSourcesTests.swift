@@ -58,8 +58,7 @@ final class ChangedSourcesTests: XCTestCase {
         try write("notes/a.md", "---\nday: 2024-01-01\n---\nA\n")
         try write("notes/b.md", "---\nday: 2024-01-02\n---\nB\n")
         try write("rows/r.csv", "name,amount\nx,1\n")
-        // Past the files' clock tick: the build vouches for them, and the next does not read them again.
-        Thread.sleep(forTimeInterval: 0.1)
+        waitPastTheClocksTick()
         XCTAssertTrue(try build(nil).succeeded)
         try write("notes/a.md", "---\nday: 2024-01-01\n---\nA, edited\n")
         try write("notes/b.md", "---\nday: 2024-01-02\n---\nB, edited\n")

@@ -750,13 +750,6 @@ final class LoadingTests: XCTestCase {
                                      "7 Eta archive/m-middle.csv", "8 Theta from b archive/b-new.csv", "9 Iota from c archive/c-new.csv"])
     }
 
-    /// Waits until a file written now is past the tick of the file system's clock a build starting then
-    /// would read it in: such a build vouches for the file (`SiteStore.racyWindow`), and the next one
-    /// does not read it again.
-    private func waitPastTheClocksTick() {
-        Thread.sleep(forTimeInterval: 0.1)
-    }
-
     /// Feeds that carry each other's items, changed at random: after every build the store holds what a
     /// clean load of the same files holds (an item once, from the first file that has it), and a copy in a
     /// later file is a warning naming both files, not a failure of that file.
@@ -1975,4 +1968,11 @@ final class LoadProgressTests: XCTestCase {
         let reading = RenderProgress(step: "listing home", pages: 0, totalPages: 0, elapsed: 3, finished: false, rowsRead: 410_000)
         XCTAssertEqual(reading.line, "listing home  reading its rows in order  410,000 so far")
     }
+}
+
+/// Waits until a file written now is past the tick of the file system's clock a build starting then would
+/// read it in: such a build vouches for the file (`SiteStore.racyWindow`), and the next one does not read
+/// it again.
+func waitPastTheClocksTick() {
+    Thread.sleep(forTimeInterval: 0.1)
 }
