@@ -460,14 +460,16 @@ final class OutputWriter: @unchecked Sendable {
         }
         try makeFolder(of: String(folder))
         let fullPath = rootPath + "/" + folder
-        var made = mkdir(fullPath, 0o755) == 0
+        // Folders and files take their modes from the user's umask, as other tools' do (a team's deploy
+        // folder with umask 002 is group-writable).
+        var made = mkdir(fullPath, 0o777) == 0
         var failure = made ? 0 : errno
         if failure == EEXIST && !Self.isFolder(fullPath) {
             // A file of the last build where this one has a folder (a static file that became a folder).
             try setAsideLock.withLock {
                 guard !Self.isFolder(fullPath) else { return }
                 try moveAside(String(folder), neededFor: path)
-                made = mkdir(fullPath, 0o755) == 0
+                made = mkdir(fullPath, 0o777) == 0
                 failure = made ? 0 : errno
             }
         }
@@ -486,7 +488,7 @@ final class OutputWriter: @unchecked Sendable {
     /// Pages can be made again, and the rename after this keeps readers from half-written ones, so the
     /// bytes are left to the kernel to write back.
     fileprivate static func writeWithoutSync(_ data: Data, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }

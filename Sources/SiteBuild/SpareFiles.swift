@@ -184,7 +184,7 @@ final class SpareFiles: @unchecked Sendable {
                 return folder + "/" + prefix + "\(nextNumber)"
             }
             guard let path else { return nil }
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             if descriptor >= 0 { return (path, descriptor) }
             lock.withLock { count -= 1 }
             if errno != EEXIST { return nil }

@@ -264,6 +264,25 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertEqual(try FeedParser(file: "c").parse(Data(try page("news/atom.xml").utf8)).items.first?.title, "Late news")
     }
 
+    func testPagesAndFoldersTakeTheirModesFromTheUmask() throws {
+        // A team's deploy folder: group-writable, as a umask of 002 makes every tool's files.
+        let saved = umask(0o002)
+        defer { umask(saved) }
+        func mode(_ path: String) throws -> Int {
+            try XCTUnwrap(FileManager.default.attributesOfItem(atPath: output.appendingPathComponent(path).path)[.posixPermissions] as? Int)
+        }
+        XCTAssertTrue(try build().succeeded)
+        XCTAssertEqual(try mode("index.html"), 0o664)
+        XCTAssertEqual(try mode("banks"), 0o775)
+        // Every page written again, through the files the last build's pages leave.
+        let config = site.appendingPathComponent("sitegen.yml")
+        let text = try String(contentsOf: config, encoding: .utf8)
+        try text.replacingOccurrences(of: "\ntitle: ", with: "\ntitle: New ").write(to: config, atomically: true, encoding: .utf8)
+        XCTAssertGreaterThan(try build().pagesWritten, 300)
+        XCTAssertTrue(try page("index.html").contains("New "))
+        XCTAssertEqual(try mode("index.html"), 0o664)
+    }
+
     func testTwoCleanBuildsWriteTheSameBytes() throws {
         _ = try build()
         let other = site.appendingPathComponent("second-output")
