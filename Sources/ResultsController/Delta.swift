@@ -4,6 +4,10 @@
 /// highest first); remove `deletedSections` (old indexes, highest first; they are empty by then);
 /// insert `insertedSections` (new indexes, lowest first); insert `insertedRows` and the `to` side of
 /// `movedRows` (new index paths, lowest first). `updatedRows` stayed in place and changed content.
+///
+/// UIKit's batch updates refuse a move out of a section deleted in the same batch: give a table view such
+/// a move (its `from.section` is in `deletedSections`) as a delete and an insert. A moved row's content may
+/// have changed too, so reconfigure its cell after the move, as with NSFetchedResultsController.
 public struct Delta: Sendable, Hashable {
     /// A section that appeared or went away.
     public struct SectionChange: Sendable, Hashable {

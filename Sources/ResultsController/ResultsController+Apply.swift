@@ -7,11 +7,19 @@ extension ResultsController {
     /// hundred ids per statement; each is removed from and placed back into the order by binary search.
     /// Cost: O(k log n) for k changed rows, never a full re-fetch. A request with a `limit` or `offset`
     /// re-fetches its window instead, since rows slide in and out of it.
+    ///
+    /// A changeset that does not start where the results are (`baseGeneration` is not the generation they
+    /// reflect: a changeset was skipped, or this one was applied already) cannot be applied row by row: the
+    /// results are fetched again and diffed against the old ones (O(n)), so that neither the delta nor the
+    /// cache goes wrong; without a `versionColumn`, every row that stayed is then reported updated.
     @discardableResult
     public func apply(_ changeset: Changeset) throws -> Delta {
         guard hasFetched else { throw ResultsControllerError.notFetched }
+        if let base = changeset.baseGeneration, let current = generation, base != current {
+            return try catchUp(updatedIDs: changeset.tables[request.table]?.updated ?? [])
+        }
         if request.limit != nil || request.offset > 0 { return try refetchAndReport(changeset) }
-        let affected = try affectedIDs(changeset)
+        let (affected, relatedOnly) = try affectedIDs(changeset)
         guard !affected.isEmpty else {
             // Nothing of these results changed, but they are now current at the changeset's generation.
             if let new = changeset.generation, generation != nil, generation != new {
@@ -33,7 +41,8 @@ extension ResultsController {
         }
 
         let oldSections = sections
-        let updatedIDs = changeset.tables[request.table]?.updated ?? []
+        // A row whose prefetched related row changed shows other values: an update, as its own change is.
+        let updatedIDs = (changeset.tables[request.table]?.updated ?? []).union(relatedOnly)
         let comparesVersions = request.versionColumn != nil
         var changes: [Int64: RowChangeRecord] = [:]
         var removals: [(offset: Int, entry: OrderedRows.Entry)] = []
@@ -50,7 +59,9 @@ extension ResultsController {
         for id in affected {
             let old = oldPlaces[id]?.entry, oldOffset = oldPlaces[id]?.offset, new = fresh[id]
             if let old, let new, let oldOffset, old.key == new.key {
-                if comparesVersions ? old.version != new.version : updatedIDs.contains(id) { inPlace.append((id, oldOffset)) }
+                if comparesVersions ? old.version != new.version || relatedOnly.contains(id) : updatedIDs.contains(id) {
+                    inPlace.append((id, oldOffset))
+                }
                 if old.version != new.version {
                     rows.replace(at: oldOffset, with: new)
                 }
@@ -112,9 +123,12 @@ extension ResultsController {
         return delta
     }
 
-    /// The fetched table's changed ids, and the ids of its rows whose related rows changed.
-    private func affectedIDs(_ changeset: Changeset) throws -> Set<Int64> {
+    /// The fetched table's changed ids and the ids of its rows whose related rows changed (`affected`);
+    /// of the latter, those whose changed related rows are prefetched and the table's own change did not
+    /// name (`relatedOnly`).
+    private func affectedIDs(_ changeset: Changeset) throws -> (affected: Set<Int64>, relatedOnly: Set<Int64>) {
         var affected = Set<Int64>()
+        var shown = Set<Int64>()
         if let changes = changeset.tables[request.table] {
             affected.formUnion(changes.inserted)
             affected.formUnion(changes.updated)
@@ -122,20 +136,39 @@ extension ResultsController {
         }
         for relationship in request.relationships {
             guard let changes = changeset.tables[relationship.table] else { continue }
+            let prefetched = request.prefetchedRelationships.contains(relationship.name)
+            func found(_ id: Int64) {
+                affected.insert(id)
+                if prefetched { shown.insert(id) }
+            }
             let related = Array(changes.inserted.union(changes.updated).union(changes.deleted)).sorted()
             for start in stride(from: 0, to: related.count, by: Self.idsPerQuery) {
                 let ids = related[start..<min(start + Self.idsPerQuery, related.count)]
                 let statement = try database.cachedStatement(compiled.referencingIDsQuery(relationship, count: ids.count))
-                try statement.forEachRow(ids.map { .integer($0) }) { affected.insert($0.int64(at: 0)) }
+                try statement.forEachRow(ids.map { .integer($0) }) { found($0.int64(at: 0)) }
             }
             if !changes.deleted.isEmpty && relationship.targetKey.lowercased() != "rowid" {
                 // A deleted row's key went with it: the rows that still name a missing key may have named it.
                 // (A rowid is the changeset's own name for the row, which the query above already used.)
                 let statement = try database.cachedStatement(compiled.danglingIDsQuery(relationship))
-                try statement.forEachRow([]) { affected.insert($0.int64(at: 0)) }
+                try statement.forEachRow([]) { found($0.int64(at: 0)) }
             }
         }
-        return affected
+        if let own = changeset.tables[request.table] { shown.subtract(own.inserted.union(own.deleted)) }
+        return (affected, shown)
+    }
+
+    /// Results that missed a changeset, or were given one twice: fetched again and diffed, and current at
+    /// the database's generation.
+    private func catchUp(updatedIDs: Set<Int64>) throws -> Delta {
+        let current = database.generation
+        // Without a version column, what was missed may have changed any row: each one that stayed is
+        // reported updated, as a table view's full reload would show it.
+        let delta = try refetchAndDiff(updatedIDs: updatedIDs, keysComparable: true, everyRowMayHaveChanged: true)
+        generation = current
+        cacheIsStale = true
+        report(delta)
+        return delta
     }
 
     /// For windowed requests: fetch the window again and diff it against the old one (O(limit)).

@@ -1,5 +1,7 @@
 import Dispatch
-import SiteStore
+import Foundation
+// Its clients use the store's types (Database, Changeset, DatabaseValue) with the controller's.
+@_exported import SiteStore
 
 /// Lists the rows of a fetch request the way NSFetchedResultsController does: ids and sort keys fetched
 /// once in order, sections derived from them, row bodies read on demand `batchSize` rows per query, and
@@ -13,6 +15,13 @@ import SiteStore
 /// let delta = try controller.apply(changes)   // moves, inserts, deletes, updates, section changes
 /// ```
 /// Memory after a fetch is O(ids and sort keys); at most a couple of batches of rows are kept.
+///
+/// A controller is used from one thread (or actor) at a time, with its database connection, as a managed
+/// object context is. Its table needs an INTEGER PRIMARY KEY, by which changesets name rows. The cache
+/// (`cacheName`) is trusted while the database's `generation` is the one it was saved at: every write to
+/// the tables a request reads goes through `trackingChanges` (or `advanceGeneration(for:)`), or the caches
+/// are deleted (`deleteAllCaches(in:)`) after it; a write made otherwise (the sqlite3 shell, another
+/// program) leaves the generation, and a cache restored after it lists what the table held before.
 public final class ResultsController {
     /// The request being served.
     public private(set) var request: FetchRequest
@@ -49,8 +58,7 @@ public final class ResultsController {
     /// The row queries made so far, by number of ids (negated with all properties): building one is
     /// string work that every page would otherwise repeat.
     private var rowsQueries: [Int: String] = [:]
-    private var deltaContinuations: [Int: AsyncStream<Delta>.Continuation] = [:]
-    private var nextContinuationID = 0
+    private let deltaListeners = DeltaListeners()
     private static let cachedBatchLimit = 2
     /// The most ids bound to one statement when re-querying changed rows.
     static let idsPerQuery = 500
@@ -58,6 +66,7 @@ public final class ResultsController {
     /// Makes a controller for `request` over `database`; nothing is read until `performFetch()`.
     public init(database: Database, request: FetchRequest, cacheName: String? = nil) throws {
         try request.validate()
+        try Self.check(request, against: database)
         self.database = database
         self.request = request
         self.cacheName = cacheName
@@ -66,7 +75,31 @@ public final class ResultsController {
     }
 
     deinit {
-        for continuation in deltaContinuations.values { continuation.finish() }
+        deltaListeners.finish()
+    }
+
+    /// Refuses what the request's text cannot show wrong: a table whose rows changesets cannot name (no
+    /// INTEGER PRIMARY KEY: a session names rows by their key, not their rowid), and a section key under a
+    /// collation other than BINARY (NOCASE puts `b`, `B`, `b` side by side, and sections are named by the
+    /// exact value, so they would not be contiguous). A table that does not exist is left to the fetch.
+    static func check(_ request: FetchRequest, against database: Database) throws {
+        let related = request.relationships.map(\.table)
+        for table in [request.table] + related where try database.tableExists(table) {
+            let key = try database.primaryKey(of: table)
+            guard key.count == 1, key[0].type.uppercased() == "INTEGER" else {
+                throw ResultsControllerError.invalidRequest(
+                    "table '\(table)' has no INTEGER PRIMARY KEY, by which changesets name its rows "
+                        + "(declare one, e.g. `id INTEGER PRIMARY KEY`)")
+            }
+        }
+        guard let sectionKey = request.sectionKey, let first = request.sortDescriptors.first else { return }
+        let collation = first.collation ?? (sectionKey.contains(".") ? nil : database.declaredCollation(of: sectionKey, in: request.table))
+        if let collation, collation.uppercased() != "BINARY" {
+            throw ResultsControllerError.invalidRequest(
+                "the section key '\(sectionKey)' sorts under the collation \(collation), which puts values that differ "
+                    + "(as 'b' and 'B' do) side by side, while sections are named by the exact value; sort it BINARY "
+                    + "(store the value as the sections should be named, e.g. lower-cased)")
+        }
     }
 
     // MARK: Fetching
@@ -235,6 +268,13 @@ public final class ResultsController {
         return sections.compactMap(\.indexTitle).filter { seen.insert($0).inserted }
     }
 
+    /// The first section whose index title is `title` (a tap on a table view's index); `index` is the
+    /// title's place in `sectionIndexTitles`, which NSFetchedResultsController's method of this name
+    /// takes too and does not need here. Nil when no section has that title.
+    public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
+        sections.firstIndex { $0.indexTitle == title }
+    }
+
     // MARK: Reading rows
 
     /// The row at `indexPath`, read with the rest of its batch if not already loaded.
@@ -394,21 +434,25 @@ public final class ResultsController {
 
     // MARK: Deltas
 
-    /// Deltas as they happen, for consumers that prefer `for await` to a delegate.
-    public var deltas: AsyncStream<Delta> {
+    /// A stream of the deltas from now on, for consumers that prefer `for await` to a delegate. Each call
+    /// makes a new stream; it stops receiving (and holding) deltas once its loop ends or its task is cancelled.
+    public func deltaStream() -> AsyncStream<Delta> {
         let (stream, continuation) = AsyncStream.makeStream(of: Delta.self, bufferingPolicy: .unbounded)
-        let id = nextContinuationID
-        nextContinuationID += 1
-        deltaContinuations[id] = continuation
+        let listeners = deltaListeners
+        let id = listeners.add(continuation)
+        continuation.onTermination = { _ in listeners.remove(id) }
         return stream
     }
+
+    /// How many delta streams are open.
+    var deltaListenerCount: Int { deltaListeners.count }
 
     func report(_ delta: Delta) {
         guard !delta.isEmpty else { return }
         delegate?.controllerWillChangeContent(self)
         delegate?.controller(self, didChange: delta)
         delegate?.controllerDidChangeContent(self)
-        for continuation in deltaContinuations.values { continuation.yield(delta) }
+        deltaListeners.yield(delta)
     }
 
     /// Writes the snapshot to the cache when it changed since it was last written (O(n): call it once,
@@ -505,7 +549,8 @@ public final class ResultsController {
     /// Fetches again (after `prepare` changes the request, if it does) and diffs the new results against
     /// the old: O(n), for request switches and windowed requests. With `keysComparable`, rows listed
     /// before and after under the same sort key are anchors, updated in place when their content changed.
-    func refetchAndDiff(updatedIDs: Set<Int64>, keysComparable: Bool, prepare: () -> Void = {}) throws -> Delta {
+    func refetchAndDiff(updatedIDs: Set<Int64>, keysComparable: Bool, everyRowMayHaveChanged: Bool = false,
+                        prepare: () -> Void = {}) throws -> Delta {
         let oldSections = sections
         let oldPlaces = currentPlaces()
         let oldKeys = indexedKeys()
@@ -520,7 +565,7 @@ public final class ResultsController {
         for id in Set(oldPlaces.keys).union(newPlaces.keys) {
             let old = oldPlaces[id], new = newPlaces[id]
             if keysComparable, let old, let new, oldKeys[id] == newKeys[id] {
-                if comparesVersions ? old.version != new.version : updatedIDs.contains(id) {
+                if comparesVersions ? old.version != new.version : everyRowMayHaveChanged || updatedIDs.contains(id) {
                     inPlace.append(.init(id: id, oldIndexPath: indexPath(ofOffset: old.offset, in: oldSections, sectionName: old.section),
                                          newIndexPath: indexPath(ofOffset: new.offset, in: sections, sectionName: new.section)))
                 }
@@ -584,5 +629,34 @@ public struct RowReading: Sendable {
             guard let row else { throw ResultsControllerError.rowVanished(id: ids[place]) }
             return row
         }
+    }
+}
+
+/// The continuations of a controller's delta streams, which end on their own tasks' threads.
+private final class DeltaListeners: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuations: [Int: AsyncStream<Delta>.Continuation] = [:]
+    private var nextID = 0
+
+    func add(_ continuation: AsyncStream<Delta>.Continuation) -> Int {
+        lock.withLock {
+            nextID += 1
+            continuations[nextID] = continuation
+            return nextID
+        }
+    }
+
+    var count: Int { lock.withLock { continuations.count } }
+
+    func remove(_ id: Int) {
+        _ = lock.withLock { continuations.removeValue(forKey: id) }
+    }
+
+    func yield(_ delta: Delta) {
+        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.yield(delta) }
+    }
+
+    func finish() {
+        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.finish() }
     }
 }

@@ -16,7 +16,9 @@ public enum ResultsControllerError: Error, CustomStringConvertible, Equatable {
         case .invalidRequest(let reason): return "invalid fetch request: \(reason)"
         case .notFetched: return "performFetch() must run before rows are read"
         case .indexPathOutOfRange(let path): return "index path \(path) is outside the fetched results"
-        case .rowVanished(let id): return "row \(id) is listed but no longer in the table"
+        case .rowVanished(let id):
+            return "row \(id) is listed but no longer in the table: it was deleted by a write the controller was not "
+                + "given (apply its changeset), or made outside trackingChanges after the results were cached"
         }
     }
 }

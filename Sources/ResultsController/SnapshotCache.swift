@@ -106,6 +106,16 @@ struct SnapshotCache {
             restored.chunks.append(chunk)
         }
         guard restored.chunks.reduce(0, { $0 + $1.count }) == layout.count else { return nil }
+        // Bytes changed in a way that still decodes (a disk's error, a hand's edit) would put rows out of
+        // order, where binary searches go wrong: in order, each row strictly after the one before (O(n),
+        // a fraction of the fetch it saves), or the cache is damaged.
+        var previous: OrderedRows.Entry?
+        for chunk in restored.chunks {
+            for entry in chunk {
+                if let previous, !compiled.ordering.precedes(previous.key, previous.id, entry.key, entry.id) { return nil }
+                previous = entry
+            }
+        }
         return restored
     }
 

@@ -162,6 +162,27 @@ public final class Database {
     public func tableExists(_ table: String) throws -> Bool {
         try fetchValue("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) != nil
     }
+
+    /// The columns of `table`'s PRIMARY KEY with their declared types (empty for a table without one, and
+    /// for a view or a table that does not exist).
+    public func primaryKey(of table: String) throws -> [(name: String, type: String)] {
+        try fetchAll("SELECT name, type FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map {
+            guard case .text(let name) = $0.values[0] else { return ("", "") }
+            guard case .text(let type) = $0.values[1] else { return (name, "") }
+            return (name, type)
+        }
+    }
+
+    /// The collation `column` of `table` declares (`BINARY` when it names none); nil when there is no such
+    /// column (or it is the rowid).
+    public func declaredCollation(of column: String, in table: String) -> String? {
+        var type: UnsafePointer<CChar>?, collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0, primaryKey: Int32 = 0, autoIncrement: Int32 = 0
+        guard sqlite3_table_column_metadata(handle, "main", table, column, &type, &collation, &notNull, &primaryKey,
+                                            &autoIncrement) == SQLITE_OK
+        else { return nil }
+        return collation.map { String(cString: $0) } ?? "BINARY"
+    }
 }
 
 /// Quotes `identifier` for use as an SQL table or column name.

@@ -206,7 +206,7 @@ final class ControllerBehaviourTests: XCTestCase {
         let controller = try ResultsController(database: database, request: sectioned)
         let recorder = Recorder()
         controller.delegate = recorder
-        let stream = controller.deltas
+        let stream = controller.deltaStream()
         try controller.performFetch()
         let changeset = try database.trackingChanges { try database.execute("INSERT INTO items VALUES (11, 'new', 'CA', 1)") }.changeset
         try controller.apply(changeset)

@@ -1,0 +1,168 @@
+import Foundation
+@testable import ResultsController
+import TestSupport
+import XCTest
+
+/// What a client of NSFetchedResultsController counts on and this controller could get wrong without a
+/// word: changesets given out of turn, a damaged cache, tables and section keys it cannot serve, rows
+/// whose shown related values changed, and streams of deltas nobody reads any more.
+final class ControllerContractTests: XCTestCase {
+    private var sectioned: FetchRequest {
+        FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "state"), SortDescriptor(key: "score", ascending: false)],
+                     sectionKey: "state")
+    }
+
+    private func temporaryDatabasePath() -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rc-\(UUID().uuidString).sqlite").path
+        addTeardownBlock { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        return path
+    }
+
+    private func freshLayout(_ database: Database, _ request: FetchRequest) throws -> TableLayout {
+        let fresh = try ResultsController(database: database, request: request)
+        try fresh.performFetch()
+        return tableLayout(fresh)
+    }
+
+    func testAChangesetThatSkipsAnotherIsCaughtUpAndTheCacheItLeavesIsRight() throws {
+        let path = temporaryDatabasePath()
+        let database = try Database(path: path)
+        try ControllerBehaviourTests.makeItems(database, count: 40)
+        let controller = try ResultsController(database: database, request: sectioned, cacheName: "c")
+        try controller.performFetch()
+        let before = tableLayout(controller)
+        // The first changeset never reaches the controller.
+        _ = try database.trackingChanges {
+            try database.execute("UPDATE items SET state = 'AK' WHERE id IN (3, 8)")
+            try database.execute("DELETE FROM items WHERE id = 5")
+        }
+        let second = try database.trackingChanges { try database.execute("INSERT INTO items VALUES (41, 'new', 'TX', 99)") }.changeset
+        let delta = try controller.apply(second)
+        let expected = try freshLayout(database, sectioned)
+        XCTAssertEqual(try applyAsTableView(delta, to: before).map(\.ids), expected.map(\.ids))
+        XCTAssertEqual(tableLayout(controller).map(\.ids), expected.map(\.ids))
+        XCTAssertEqual(Set(delta.updatedRows.map(\.id)).count, 37, "without versions, every row that stayed may have changed")
+        try controller.persistCache()
+
+        let restored = try ResultsController(database: Database(path: path), request: sectioned, cacheName: "c")
+        try restored.performFetch()
+        XCTAssertEqual(tableLayout(restored).map(\.ids), expected.map(\.ids))
+        // The same changeset again: nothing moves.
+        let again = try controller.apply(second)
+        XCTAssertTrue(again.insertedRows.isEmpty && again.deletedRows.isEmpty && again.movedRows.isEmpty, "\(again)")
+    }
+
+    func testACacheWhoseBytesStillDecodeButAreOutOfOrderIsFetchedAgain() throws {
+        let path = temporaryDatabasePath()
+        let database = try Database(path: path)
+        try ControllerBehaviourTests.makeItems(database, count: 30)
+        try ResultsController(database: database, request: sectioned, cacheName: "c").performFetch()
+        // One byte of a state in the chunk: 'CA' becomes 'ZA' wherever it is first, which still decodes.
+        let chunks = try database.fetchAll("SELECT rowid, entries FROM results_controller_chunks")
+        XCTAssertFalse(chunks.isEmpty)
+        for chunk in chunks {
+            guard case .blob(var bytes) = chunk.values[1], let at = bytes.indices.first(where: { bytes[$0] == UInt8(ascii: "C") && bytes[$0 + 1] == UInt8(ascii: "A") })
+            else { continue }
+            bytes[at] = UInt8(ascii: "Z")
+            try database.execute("UPDATE results_controller_chunks SET entries = ? WHERE rowid = ?", [.blob(bytes), chunk.values[0]])
+            break
+        }
+        let controller = try ResultsController(database: Database(path: path), request: sectioned, cacheName: "c")
+        try controller.performFetch()
+        XCTAssertEqual(tableLayout(controller).map(\.ids), try freshLayout(database, sectioned).map(\.ids))
+        let changeset = try database.trackingChanges { try database.execute("UPDATE items SET state = 'AK' WHERE id = 7") }.changeset
+        XCTAssertEqual(try controller.apply(changeset).movedRows.map(\.id), [7])
+    }
+
+    func testATableWithoutAnIntegerPrimaryKeyIsRefusedWithTheFix() throws {
+        let database = try Database(path: ":memory:")
+        try database.executeScript("""
+            CREATE TABLE pages (slug TEXT PRIMARY KEY, title TEXT);
+            CREATE TABLE loose (title TEXT);
+            CREATE TABLE authors (name TEXT PRIMARY KEY);
+            CREATE TABLE posts (id INTEGER PRIMARY KEY, author TEXT);
+            """)
+        for (table, relationships) in [("pages", [Relationship]()), ("loose", []),
+                                       ("posts", [Relationship(name: "author", table: "authors", foreignKey: "author", targetKey: "name")])] {
+            let request = FetchRequest(table: table, sortDescriptors: [SortDescriptor(key: "rowid")], relationships: relationships)
+            XCTAssertThrowsError(try ResultsController(database: database, request: request), table) { error in
+                XCTAssertTrue("\(error)".contains("has no INTEGER PRIMARY KEY"), "\(error)")
+            }
+        }
+        XCTAssertNoThrow(try ResultsController(database: database, request: FetchRequest(table: "posts", sortDescriptors: [SortDescriptor(key: "id")])))
+    }
+
+    func testASectionKeyUnderACaseInsensitiveCollationIsRefused() throws {
+        let database = try Database(path: ":memory:")
+        try database.executeScript("""
+            CREATE TABLE rows (id INTEGER PRIMARY KEY, sec TEXT, folded TEXT COLLATE NOCASE);
+            INSERT INTO rows VALUES (1, 'b', 'b'), (2, 'B', 'B'), (3, 'b', 'b'), (4, 'a', 'a');
+            """)
+        let explicit = FetchRequest(table: "rows", sortDescriptors: [SortDescriptor(key: "sec", collation: "NOCASE")], sectionKey: "sec")
+        let declared = FetchRequest(table: "rows", sortDescriptors: [SortDescriptor(key: "folded")], sectionKey: "folded")
+        for request in [explicit, declared] {
+            XCTAssertThrowsError(try ResultsController(database: database, request: request)) { error in
+                XCTAssertTrue("\(error)".contains("collation NOCASE"), "\(error)")
+            }
+        }
+        // Sorting rows within sections case-insensitively is fine, and so is a binary section key.
+        let fine = FetchRequest(table: "rows", sortDescriptors: [SortDescriptor(key: "sec", collation: "BINARY"), SortDescriptor(key: "folded")],
+                                sectionKey: "sec")
+        let controller = try ResultsController(database: database, request: fine)
+        try controller.performFetch()
+        XCTAssertEqual(controller.sections.map(\.name), ["B", "a", "b"])
+        XCTAssertEqual(controller.section(forSectionIndexTitle: "B", at: 0), 0)
+        XCTAssertNil(controller.section(forSectionIndexTitle: "Z", at: 0))
+    }
+
+    func testAChangeToAPrefetchedRelatedRowIsAnUpdateOfTheRowsThatShowIt() throws {
+        let database = try Database(path: ":memory:")
+        try database.executeScript("""
+            CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT, author_id INTEGER);
+            INSERT INTO authors VALUES (1, 'Ann'), (2, 'Ben');
+            INSERT INTO posts VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 1);
+            """)
+        let author = Relationship(name: "author", table: "authors", foreignKey: "author_id")
+        for prefetched in [true, false] {
+            let request = FetchRequest(table: "posts", sortDescriptors: [SortDescriptor(key: "title")], relationships: [author],
+                                       prefetchedRelationships: prefetched ? ["author"] : [])
+            let controller = try ResultsController(database: database, request: request)
+            try controller.performFetch()
+            let changeset = try database.trackingChanges { try database.execute("UPDATE authors SET name = name || '!' WHERE id = 1") }.changeset
+            let delta = try controller.apply(changeset)
+            XCTAssertEqual(delta.updatedRows.map(\.id).sorted(), prefetched ? [1, 3] : [], "prefetched: \(prefetched)")
+            XCTAssertTrue(delta.movedRows.isEmpty && delta.insertedRows.isEmpty && delta.deletedRows.isEmpty)
+            if prefetched { XCTAssertEqual(try controller.object(at: IndexPath(item: 0, section: 0))["author.name"], .text("Ann!")) }
+        }
+    }
+
+    func testADeltaStreamWhoseLoopEndedNoLongerHoldsDeltas() async throws {
+        let database = try Database(path: ":memory:")
+        try ControllerBehaviourTests.makeItems(database, count: 10)
+        let controller = try ResultsController(database: database, request: sectioned)
+        try controller.performFetch()
+        let stream = controller.deltaStream()
+        let reader = Task {
+            var seen = 0
+            for await _ in stream { seen += 1 }
+            return seen
+        }
+        reader.cancel()
+        _ = await reader.value
+        var next = 100
+        func insert() throws -> Delta {
+            next += 1
+            let changeset = try database.trackingChanges { try database.execute("INSERT INTO items VALUES (\(next), 'n', 'CA', 1)") }.changeset
+            return try controller.apply(changeset)
+        }
+        XCTAssertEqual(try insert().insertedRows.count, 1)
+        XCTAssertEqual(controller.deltaListenerCount, 0, "the cancelled stream's continuation went with its loop")
+        let live = controller.deltaStream()
+        XCTAssertEqual(controller.deltaListenerCount, 1)
+        _ = try insert()
+        var iterator = live.makeAsyncIterator()
+        let delta = await iterator.next()
+        XCTAssertEqual(delta?.insertedRows.map(\.id), [102])
+    }
+}
