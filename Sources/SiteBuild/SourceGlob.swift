@@ -182,7 +182,8 @@ struct SourceGlob {
                  flags: shape.flags, into: &matches, unreadable: &unreadable)
             return unreadable.isEmpty ? (matches, [path]) : nil
         }
-        guard fnmatch(shape.glob, path, shape.flags) == 0 else { return ([], [path]) }
+        // An editor's scratch file, which the walk leaves out: what the store had at its path is gone.
+        guard fnmatch(shape.glob, path, shape.flags) == 0, !EditorScratch.isScratch(String(parts.last ?? "")) else { return ([], [path]) }
         let entry = Self.entry(at: path, under: rootPath, unreadable: &unreadable)
         return unreadable.isEmpty ? (entry.map { [$0] } ?? [], [path]) : nil
     }
@@ -203,7 +204,8 @@ struct SourceGlob {
             rest = path.dropFirst(shape.base.count + 1)
         }
         let parts = rest.split(separator: "/")
-        return !parts.contains(where: { $0.hasPrefix(".") }) && parts.count <= shape.depth && fnmatch(shape.glob, path, shape.flags) == 0
+        return !parts.contains(where: { $0.hasPrefix(".") }) && !EditorScratch.isScratch(String(parts.last ?? ""))
+            && parts.count <= shape.depth && fnmatch(shape.glob, path, shape.flags) == 0
     }
 
     private static func standardized(_ path: String) -> String {
@@ -254,6 +256,9 @@ struct SourceGlob {
                 walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
                 continue
             }
+            // An editor's lock or backup file (`~$report.md`, `data.csv~`) is no source, as it is no change
+            // to a watch: read, a build would publish what the watch's builds did not.
+            if EditorScratch.isScratch(name) { continue }
             // Files and links are looked at only when their name matches; entries of unknown type, once
             // their status says what they are.
             let unknown = type == Int32(DT_UNKNOWN)

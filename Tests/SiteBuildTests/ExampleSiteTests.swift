@@ -264,6 +264,24 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertEqual(try FeedParser(file: "c").parse(Data(try page("news/atom.xml").utf8)).items.first?.title, "Late news")
     }
 
+    func testOfficeLockFilesBesideSourcesAreNoSourcesAsTheWatchIgnoresThem() throws {
+        waitPastTheClocksTick()
+        let first = try build()
+        XCTAssertTrue(first.succeeded)
+        // What Word or LibreOffice leaves beside an open file: a name the pattern matches, and no content.
+        try "---\ntitle: Two\n---\nbody\n".write(to: site.appendingPathComponent("content/pages/~$two.md"), atomically: true, encoding: .utf8)
+        try "owner,when\nme,now\n".write(to: site.appendingPathComponent("content/records/~$failed-banks.csv"), atomically: true, encoding: .utf8)
+        let second = try build()
+        XCTAssertTrue(second.succeeded, "\(second.problems)")
+        XCTAssertEqual(second.sourcesRead, 0)
+        XCTAssertEqual(second.pagesWritten, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("two").path))
+        // A build told of them (a watch's) leaves them out too.
+        let told = try SiteBuilder(root: site).build(options: SiteBuilder.Options(changedSources: ["content/pages/~$two.md", "content/records/~$failed-banks.csv"]))
+        XCTAssertTrue(told.succeeded, "\(told.problems)")
+        XCTAssertEqual(told.sourcesRead, 0)
+    }
+
     func testPagesAndFoldersTakeTheirModesFromTheUmask() throws {
         // A team's deploy folder: group-writable, as a umask of 002 makes every tool's files.
         let saved = umask(0o002)
