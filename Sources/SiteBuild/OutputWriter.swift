@@ -239,7 +239,11 @@ final class OutputWriter: @unchecked Sendable {
     /// Puts `file` (a spare or a temporary file) in the place of `path`.
     private func place(_ file: String, at path: String, isSpare: Bool, replacing: Bool) throws -> Placed {
         if isSpare, let spares {
-            return try spares.swapIn(file, at: path) ? .exchanged(holder: file, path: path, isSpare: true) : .final
+            switch try spares.swapIn(file, at: path) {
+            case .exchanged: return .exchanged(holder: file, path: path, isSpare: true)
+            case .renamedOver: return .final
+            case .placedWhereNone: return .new(path: path)
+            }
         }
         if replacing {
             if sitegen_exchange(file, path) == 0 { return .exchanged(holder: file, path: path, isSpare: false) }

@@ -83,11 +83,20 @@ final class SpareFiles: @unchecked Sendable {
         return spare
     }
 
+    /// How a spare took a page's place.
+    enum Placement {
+        /// Exchanged: the spare's name holds the page's old file until `settle(_:)` keeps it as a spare
+        /// (while there is room) or `takeBack(_:from:)` puts it back.
+        case exchanged
+        /// Renamed over the page's old file (a file system that cannot exchange): there is no going back.
+        case renamedOver
+        /// Renamed where the page's file had gone meanwhile: deleting it puts things back.
+        case placedWhereNone
+    }
+
     /// Puts the spare at `spare` (written by `write(_:)`) in the place of the file at `path`: the two are
-    /// exchanged (or, where the file system cannot exchange, the spare is renamed over it). Returns whether
-    /// they were exchanged: the spare's name then holds the page's old file until `settle(_:)` keeps it as
-    /// a spare (while there is room) or `takeBack(_:from:)` puts it back.
-    func swapIn(_ spare: String, at path: String) throws -> Bool {
+    /// exchanged, or, where the file system cannot exchange or the page went away, the spare is renamed there.
+    func swapIn(_ spare: String, at path: String) throws -> Placement {
         guard sitegen_exchange(spare, path) == 0 else {
             // No exchange on this file system (or the page went away): the spare takes the page's place.
             let exchangeError = errno
@@ -100,7 +109,7 @@ final class SpareFiles: @unchecked Sendable {
                         lock.withLock { count -= 1 }
                     }
                     try replaceFile(atPath: path, with: data)
-                    return false
+                    return exchangeError == ENOENT ? .placedWhereNone : .renamedOver
                 }
                 let reason = String(cString: strerror(errno))
                 unlink(spare)
@@ -111,9 +120,9 @@ final class SpareFiles: @unchecked Sendable {
                 count -= 1
                 if exchangeError == EINVAL || exchangeError == ENOTSUP || exchangeError == ENOSYS { exchanges = false }
             }
-            return false
+            return exchangeError == ENOENT ? .placedWhereNone : .renamedOver
         }
-        return true
+        return .exchanged
     }
 
     /// After the publication: the page's old file, at `spare` since `swapIn`, is kept for a later build

@@ -139,6 +139,23 @@ final class SpareFilesTests: XCTestCase {
         XCTAssertEqual(try spareContents(), ["a page that goes"])
     }
 
+    /// A page deleted while its build publishes (`rm -rf output` under a watch): the spare goes where it was,
+    /// as a new file that a failed publication deletes again, not as one renamed over an old file for good
+    /// (which made the build's error blame a file system that cannot exchange files).
+    func testASpareSwappedInWhereThePageWentIsANewFile() throws {
+        try write("old", to: "page.html")
+        try write("old", to: "kept.html")
+        let spares = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+        XCTAssertTrue(spares.retire(fileAt: output + "/kept.html"))
+        let first = try XCTUnwrap(try spares.write(Data("new".utf8)))
+        XCTAssertEqual(try spares.swapIn(first, at: output + "/page.html"), .exchanged)
+        spares.settle(first)
+        let second = try XCTUnwrap(try spares.write(Data("newer".utf8)))
+        try FileManager.default.removeItem(atPath: output + "/page.html")
+        XCTAssertEqual(try spares.swapIn(second, at: output + "/page.html"), .placedWhereNone)
+        XCTAssertEqual(try read("page.html"), "newer")
+    }
+
     /// Replaces the page `name` with `text` as a build's writer does: through a spare while one can be had,
     /// else a temporary file and a rename; says whether a spare was used.
     private func place(_ text: String, at name: String, with spares: SpareFiles) throws -> Bool {
@@ -146,7 +163,7 @@ final class SpareFilesTests: XCTestCase {
             try replaceFile(atPath: output + "/" + name, with: Data(text.utf8))
             return false
         }
-        if try spares.swapIn(spare, at: output + "/" + name) { spares.settle(spare) }
+        if try spares.swapIn(spare, at: output + "/" + name) == .exchanged { spares.settle(spare) }
         return true
     }
 
