@@ -123,8 +123,16 @@ public struct CSVReader {
                 throw SourceError(file: file, line: 1, reason: "is UTF-16 text, not UTF-8; save the file as UTF-8")
             }
             let start = Self.firstInvalidByte(in: field)
-            let before = String(decoding: field[max(0, start - 20)..<start], as: UTF8.self)
-            throw SourceError(file: file, line: line, reason: "field \(fields.count + 1) is not UTF-8 text (byte "
+            // A quoted field may span lines: the byte's own line, and what comes before it on that line.
+            var badLine = fieldWasQuoted ? quoteStart.line : line
+            var lineStart = 0
+            for offset in 0..<start where field[offset] == UInt8(ascii: "\n")
+                || (field[offset] == UInt8(ascii: "\r") && (offset + 1 == field.count || field[offset + 1] != UInt8(ascii: "\n"))) {
+                badLine += 1
+                lineStart = offset + 1
+            }
+            let before = String(decoding: field[max(lineStart, start - 20)..<start], as: UTF8.self)
+            throw SourceError(file: file, line: badLine, reason: "field \(fields.count + 1) is not UTF-8 text (byte "
                 + String(format: "0x%02X", field[start]) + (before.isEmpty ? "" : " after '\(before)'") + "); save the file as UTF-8")
         }
         fields.append(text)

@@ -96,6 +96,12 @@ final class StreamingTests: XCTestCase {
                                            fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
             XCTAssertEqual((error as? SourceError)?.description, "x.csv:2: field 2 is not UTF-8 text (byte 0xE9 after 'Caf'); save the file as UTF-8")
         }
+        // In a quoted field over several lines: the byte's own line, and only its line's text before it.
+        bytes = Array("a,b\n1,\"first | line\nCaf".utf8) + [0xE9] + Array("\nlast\"\n2,x\n".utf8)
+        XCTAssertThrowsError(try CSVSource(url: folder.appendingPathComponent("x.csv"), displayName: "x.csv", key: "a",
+                                           fields: [("a", .integer), ("b", .text)]).read(Data(bytes))) { error in
+            XCTAssertEqual((error as? SourceError)?.description, "x.csv:3: field 2 is not UTF-8 text (byte 0xE9 after 'Caf'); save the file as UTF-8")
+        }
         // A file saved as UTF-16 (Excel's "Unicode text") is named as that.
         bytes = [0xFF, 0xFE] + Array("a,b\n1,x\n".data(using: .utf16LittleEndian)!)
         XCTAssertThrowsError(try CSVSource(url: folder.appendingPathComponent("x.csv"), displayName: "x.csv", key: "a",
