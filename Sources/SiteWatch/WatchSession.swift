@@ -30,6 +30,7 @@ public final class WatchSession: @unchecked Sendable {
 
     /// Whether a build is under way now (a stop request then waits for it); safe from any thread.
     public var isBuilding: Bool { buildingLock.withLock { building } }
+    private var stopping = false
 
     /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
     /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
@@ -132,7 +133,8 @@ public final class WatchSession: @unchecked Sendable {
 
     /// The first build, then `watch(report:)`.
     public func run(fullFirstBuild: Bool = false, report: (RebuildReport) -> Void) throws {
-        var first = buildOnce(full: fullFirstBuild)
+        // Pages deleted by hand while no watch ran come back: the first build looks for every page.
+        var first = buildOnce(full: fullFirstBuild, verifiesOutput: true)
         first.isFirst = true
         report(first)
         try watch(report: report)
@@ -185,8 +187,12 @@ public final class WatchSession: @unchecked Sendable {
 
     /// Ends the watch after the build under way, if any; safe from any thread.
     public func stop() {
+        buildingLock.withLock { stopping = true }
         watcher.stop()
     }
+
+    /// Whether `stop()` was called: a build that ends now is the last, and the watch is not to be announced.
+    public var isStopping: Bool { buildingLock.withLock { stopping } }
 }
 
 /// When a watch builds without a save, and what it says then. A build the machine failed (a full disk, the

@@ -59,9 +59,15 @@ struct ServeCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode.failure
         }
-        var first = session.buildOnce(full: full)
+        // Pages deleted by hand while no watch ran come back: the first build looks for every page.
+        var first = session.buildOnce(full: full, verifiesOutput: true)
         first.isFirst = true
         printReport(first)
+        // Ctrl-C during the first build: it was the last, and nothing is served or watched.
+        if session.isStopping {
+            try waitFor { await server.stop() }
+            return
+        }
         var publication = first.summary?.publication
         printLine("serving \(address.url)\(server.basePath.dropFirst()) from \(builder.outputDirectory.path) with live reload (Ctrl-C to stop)")
         printLine("watching \(session.watchedNames) for changes")

@@ -34,7 +34,8 @@ struct WatchCommand: ParsableCommand {
         }
         try session.run(fullFirstBuild: full) { report in
             printReport(report)
-            if report.isFirst {
+            // Ctrl-C during the first build: it was the last, and nothing is watched.
+            if report.isFirst && !session.isStopping {
                 printLine("watching \(session.watchedNames) for changes (Ctrl-C to stop)")
             }
         }

@@ -138,6 +138,32 @@ final class WatchSessionTests: XCTestCase {
         XCTAssertEqual(reports.all.count, 3, "\(reports.all.map(\.line))")
     }
 
+    /// Ctrl-C during the first build: the build finishes, the session says it is stopping (so that `watch`
+    /// does not announce what it watches), and no further build runs.
+    func testAStopDuringTheFirstBuildEndsTheWatchAfterIt() throws {
+        var reports: [RebuildReport] = []
+        var stoppingWhenReported = false
+        try session.run { report in
+            if report.isFirst { session.stop() }
+            stoppingWhenReported = session.isStopping
+            reports.append(report)
+        }
+        XCTAssertTrue(stoppingWhenReported)
+        XCTAssertEqual(reports.count, 1)
+        XCTAssertTrue(reports.first?.succeeded == true)
+
+        // A page deleted by hand between two watches: the next watch's first build makes it again.
+        try FileManager.default.removeItem(at: site.appendingPathComponent("output/index.html"))
+        let next = try WatchSession(builder: SiteBuilder(root: site))
+        var again: [RebuildReport] = []
+        try next.run { report in
+            next.stop()
+            again.append(report)
+        }
+        XCTAssertEqual(again.first?.summary?.rendered.map(\.path), ["index.html"])
+        XCTAssertEqual(try home, "a=A;b=B;c=C;")
+    }
+
     func testABuildLooksOnlyWhereTheWatcherSawChangesSinceTheLastBuildThatLoaded() throws {
         XCTAssertTrue(session.buildOnce().succeeded, "the first build looks at every source")
         XCTAssertEqual(try home, "a=A;b=B;c=C;")
