@@ -8,11 +8,21 @@
 public enum EditorScratch {
     /// Whether a file or folder called `name` is an editor's scratch file.
     public static func isScratch(_ name: String) -> Bool {
-        if name.hasSuffix("~") || name == "4913" || name.hasPrefix("~$") { return true }
-        if name.caseInsensitiveCompare("Thumbs.db") == .orderedSame || name.caseInsensitiveCompare("desktop.ini") == .orderedSame { return true }
-        if name.count > 1 && name.hasPrefix("#") && name.hasSuffix("#") { return true }
-        if name.hasSuffix("___jb_tmp___") || name.hasSuffix("___jb_old___") { return true }
-        for suffix in [".swp", ".swo", ".swx", ".swpx", ".kate-swp", ".crswap"] where name.hasSuffix(suffix) { return true }
+        // Every source file's name is asked, at every build: the first and last bytes rule most names out.
+        let bytes = name.utf8
+        guard let first = bytes.first, let last = bytes.last else { return false }
+        switch last {
+        case UInt8(ascii: "~"): return true
+        case UInt8(ascii: "#"): return first == UInt8(ascii: "#") && bytes.count > 1
+        case UInt8(ascii: "_"): return name.hasSuffix("___jb_tmp___") || name.hasSuffix("___jb_old___")
+        case UInt8(ascii: "p"), UInt8(ascii: "o"), UInt8(ascii: "x"):
+            for suffix in [".swp", ".swo", ".swx", ".swpx", ".kate-swp", ".crswap"] where name.hasSuffix(suffix) { return true }
+        default: break
+        }
+        if first == UInt8(ascii: "~") && name.hasPrefix("~$") || name == "4913" { return true }
+        if bytes.count == 9 || bytes.count == 11 {
+            return name.caseInsensitiveCompare("Thumbs.db") == .orderedSame || name.caseInsensitiveCompare("desktop.ini") == .orderedSame
+        }
         return false
     }
 }
