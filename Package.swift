@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .executable(name: "sitegen", targets: ["sitegen"]),
         .library(name: "ResultsController", targets: ["ResultsController"]),
+        // The store's connection and changesets, which a controller's client opens and makes.
+        .library(name: "SiteStore", targets: ["SiteStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -15,9 +15,9 @@ extension ResultsController {
     @discardableResult
     public func apply(_ changeset: Changeset) throws -> Delta {
         guard hasFetched else { throw ResultsControllerError.notFetched }
-        if let base = changeset.baseGeneration, let current = generation, base != current {
-            return try catchUp(updatedIDs: changeset.tables[request.table]?.updated ?? [])
-        }
+        // Refused at the first changeset, not before: a table without a key can still be listed.
+        if let trackingProblem { throw trackingProblem }
+        if let base = changeset.baseGeneration, let current = generation, base != current { return try catchUp() }
         if request.limit != nil || request.offset > 0 { return try refetchAndReport(changeset) }
         let (affected, relatedOnly) = try affectedIDs(changeset)
         guard !affected.isEmpty else {
@@ -124,8 +124,8 @@ extension ResultsController {
     }
 
     /// The fetched table's changed ids and the ids of its rows whose related rows changed (`affected`);
-    /// of the latter, those whose changed related rows are prefetched and the table's own change did not
-    /// name (`relatedOnly`).
+    /// of the latter, those whose changed related rows are prefetched, less the rows the table's own change
+    /// inserted or deleted (`relatedOnly`: rows that may show new values without a change of their own).
     private func affectedIDs(_ changeset: Changeset) throws -> (affected: Set<Int64>, relatedOnly: Set<Int64>) {
         var affected = Set<Int64>()
         var shown = Set<Int64>()
@@ -160,11 +160,13 @@ extension ResultsController {
 
     /// Results that missed a changeset, or were given one twice: fetched again and diffed, and current at
     /// the database's generation.
-    private func catchUp(updatedIDs: Set<Int64>) throws -> Delta {
+    private func catchUp() throws -> Delta {
         let current = database.generation
-        // Without a version column, what was missed may have changed any row: each one that stayed is
-        // reported updated, as a table view's full reload would show it.
-        let delta = try refetchAndDiff(updatedIDs: updatedIDs, keysComparable: true, everyRowMayHaveChanged: true)
+        // What was missed may have changed any row: without a version column (or with prefetched related
+        // rows, which versions do not cover) each one that stayed is reported updated, as a table view's
+        // full reload would show it.
+        let unknown = request.versionColumn == nil || !request.prefetchedRelationships.isEmpty
+        let delta = try refetchAndDiff(updatedIDs: [], keysComparable: true, everyRowMayHaveChanged: unknown)
         generation = current
         cacheIsStale = true
         report(delta)
@@ -173,7 +175,8 @@ extension ResultsController {
 
     /// For windowed requests: fetch the window again and diff it against the old one (O(limit)).
     private func refetchAndReport(_ changeset: Changeset) throws -> Delta {
-        let delta = try refetchAndDiff(updatedIDs: changeset.tables[request.table]?.updated ?? [], keysComparable: true)
+        let delta = try refetchAndDiff(updatedIDs: changeset.tables[request.table]?.updated ?? [], keysComparable: true,
+                                       alsoUpdated: try affectedIDs(changeset).relatedOnly)
         generation = changeset.generation
         cacheIsStale = true
         report(delta)

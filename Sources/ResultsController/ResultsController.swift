@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
-// Its clients use the store's types (Database, Changeset, DatabaseValue) with the controller's.
-@_exported import SiteStore
+import SiteStore
 
 /// Lists the rows of a fetch request the way NSFetchedResultsController does: ids and sort keys fetched
 /// once in order, sections derived from them, row bodies read on demand `batchSize` rows per query, and
@@ -42,6 +41,9 @@ public final class ResultsController {
     /// The sections, in order.
     public private(set) var sections: [SectionInfo] = []
     private(set) var hasFetched = false
+    /// Why changesets cannot name the request's rows (no INTEGER PRIMARY KEY), found when the request is
+    /// set and thrown by `apply`.
+    var trackingProblem: ResultsControllerError?
     var batchCache: [(index: Int, rows: [Row])] = []
     /// The database generation the results reflect; `nil` when unknown (untracked changes were applied).
     var generation: Int64?
@@ -66,40 +68,16 @@ public final class ResultsController {
     /// Makes a controller for `request` over `database`; nothing is read until `performFetch()`.
     public init(database: Database, request: FetchRequest, cacheName: String? = nil) throws {
         try request.validate()
-        try Self.check(request, against: database)
         self.database = database
         self.request = request
         self.cacheName = cacheName
-        compiled = CompiledRequest(request)
+        compiled = CompiledRequest(try request.resolved(in: database))
+        trackingProblem = request.trackingProblem(in: database)
         rows = OrderedRows(ordering: compiled.ordering, sortedEntries: [])
     }
 
     deinit {
         deltaListeners.finish()
-    }
-
-    /// Refuses what the request's text cannot show wrong: a table whose rows changesets cannot name (no
-    /// INTEGER PRIMARY KEY: a session names rows by their key, not their rowid), and a section key under a
-    /// collation other than BINARY (NOCASE puts `b`, `B`, `b` side by side, and sections are named by the
-    /// exact value, so they would not be contiguous). A table that does not exist is left to the fetch.
-    static func check(_ request: FetchRequest, against database: Database) throws {
-        let related = request.relationships.map(\.table)
-        for table in [request.table] + related where try database.tableExists(table) {
-            let key = try database.primaryKey(of: table)
-            guard key.count == 1, key[0].type.uppercased() == "INTEGER" else {
-                throw ResultsControllerError.invalidRequest(
-                    "table '\(table)' has no INTEGER PRIMARY KEY, by which changesets name its rows "
-                        + "(declare one, e.g. `id INTEGER PRIMARY KEY`)")
-            }
-        }
-        guard let sectionKey = request.sectionKey, let first = request.sortDescriptors.first else { return }
-        let collation = first.collation ?? (sectionKey.contains(".") ? nil : database.declaredCollation(of: sectionKey, in: request.table))
-        if let collation, collation.uppercased() != "BINARY" {
-            throw ResultsControllerError.invalidRequest(
-                "the section key '\(sectionKey)' sorts under the collation \(collation), which puts values that differ "
-                    + "(as 'b' and 'B' do) side by side, while sections are named by the exact value; sort it BINARY "
-                    + "(store the value as the sections should be named, e.g. lower-cased)")
-        }
     }
 
     // MARK: Fetching
@@ -444,6 +422,10 @@ public final class ResultsController {
         return stream
     }
 
+    /// A stream of the deltas from now on (a new one at each read).
+    @available(*, deprecated, renamed: "deltaStream()")
+    public var deltas: AsyncStream<Delta> { deltaStream() }
+
     /// How many delta streams are open.
     var deltaListenerCount: Int { deltaListeners.count }
 
@@ -520,11 +502,13 @@ public final class ResultsController {
     @discardableResult
     public func setRequest(_ newRequest: FetchRequest) throws -> Delta {
         try newRequest.validate()
+        let resolved = try newRequest.resolved(in: database)
         // Under a new order, sort keys of two requests say nothing about each other: every row may move.
         let delta = try refetchAndDiff(updatedIDs: [], keysComparable: false) {
             request = newRequest
-            compiled = CompiledRequest(newRequest)
+            compiled = CompiledRequest(resolved)
             relatedColumns = nil
+            trackingProblem = newRequest.trackingProblem(in: database)
         }
         generation = database.generation
         cacheIsStale = true
@@ -550,7 +534,7 @@ public final class ResultsController {
     /// the old: O(n), for request switches and windowed requests. With `keysComparable`, rows listed
     /// before and after under the same sort key are anchors, updated in place when their content changed.
     func refetchAndDiff(updatedIDs: Set<Int64>, keysComparable: Bool, everyRowMayHaveChanged: Bool = false,
-                        prepare: () -> Void = {}) throws -> Delta {
+                        alsoUpdated: Set<Int64> = [], prepare: () -> Void = {}) throws -> Delta {
         let oldSections = sections
         let oldPlaces = currentPlaces()
         let oldKeys = indexedKeys()
@@ -565,7 +549,8 @@ public final class ResultsController {
         for id in Set(oldPlaces.keys).union(newPlaces.keys) {
             let old = oldPlaces[id], new = newPlaces[id]
             if keysComparable, let old, let new, oldKeys[id] == newKeys[id] {
-                if comparesVersions ? old.version != new.version : everyRowMayHaveChanged || updatedIDs.contains(id) {
+                let changed = comparesVersions ? old.version != new.version : updatedIDs.contains(id)
+                if changed || everyRowMayHaveChanged || alsoUpdated.contains(id) {
                     inPlace.append(.init(id: id, oldIndexPath: indexPath(ofOffset: old.offset, in: oldSections, sectionName: old.section),
                                          newIndexPath: indexPath(ofOffset: new.offset, in: sections, sectionName: new.section)))
                 }
@@ -629,34 +614,5 @@ public struct RowReading: Sendable {
             guard let row else { throw ResultsControllerError.rowVanished(id: ids[place]) }
             return row
         }
-    }
-}
-
-/// The continuations of a controller's delta streams, which end on their own tasks' threads.
-private final class DeltaListeners: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuations: [Int: AsyncStream<Delta>.Continuation] = [:]
-    private var nextID = 0
-
-    func add(_ continuation: AsyncStream<Delta>.Continuation) -> Int {
-        lock.withLock {
-            nextID += 1
-            continuations[nextID] = continuation
-            return nextID
-        }
-    }
-
-    var count: Int { lock.withLock { continuations.count } }
-
-    func remove(_ id: Int) {
-        _ = lock.withLock { continuations.removeValue(forKey: id) }
-    }
-
-    func yield(_ delta: Delta) {
-        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.yield(delta) }
-    }
-
-    func finish() {
-        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.finish() }
     }
 }

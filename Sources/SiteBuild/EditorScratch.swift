@@ -11,15 +11,15 @@ public enum EditorScratch {
         // Every source file's name is asked, at every build: the first and last bytes rule most names out.
         let bytes = name.utf8
         guard let first = bytes.first, let last = bytes.last else { return false }
+        if first == UInt8(ascii: "~") && name.hasPrefix("~$") || name == "4913" { return true }
         switch last {
         case UInt8(ascii: "~"): return true
-        case UInt8(ascii: "#"): return first == UInt8(ascii: "#") && bytes.count > 1
-        case UInt8(ascii: "_"): return name.hasSuffix("___jb_tmp___") || name.hasSuffix("___jb_old___")
+        case UInt8(ascii: "#"): if first == UInt8(ascii: "#") && bytes.count > 1 { return true }
+        case UInt8(ascii: "_"): if name.hasSuffix("___jb_tmp___") || name.hasSuffix("___jb_old___") { return true }
         case UInt8(ascii: "p"), UInt8(ascii: "o"), UInt8(ascii: "x"):
             for suffix in [".swp", ".swo", ".swx", ".swpx", ".kate-swp", ".crswap"] where name.hasSuffix(suffix) { return true }
         default: break
         }
-        if first == UInt8(ascii: "~") && name.hasPrefix("~$") || name == "4913" { return true }
         if bytes.count == 9 || bytes.count == 11 {
             return name.caseInsensitiveCompare("Thumbs.db") == .orderedSame || name.caseInsensitiveCompare("desktop.ini") == .orderedSame
         }

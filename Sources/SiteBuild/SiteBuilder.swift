@@ -62,8 +62,9 @@ public struct SiteBuilder {
         /// at sources there and at those that failed, not at every source's status. nil: it looks at all.
         public var changedSources: Set<String>?
         /// Look for every page the last build left in the output folder, and make again those not there: a
-        /// watch asks after the output or store folder was deleted under it (`git clean -fdx`), whose files
-        /// may have gone after a build had found them in place. A status read per page (on one thread, 0.33-0.44 s for 120,000).
+        /// watch asks at its first build (pages deleted by hand since the last build) and after the output or
+        /// store folder was deleted under it (`git clean -fdx`), whose files may have gone after a build had
+        /// found them in place. A status read per page (on one thread, 0.33-0.44 s for 120,000).
         public var verifiesOutput = false
 
         /// Options for a build; the defaults write, rendering only the pages whose inputs changed.

@@ -258,10 +258,11 @@ struct SourceGlob {
             }
             // An editor's lock or backup file (`~$report.md`, `data.csv~`) is no source, as it is no change
             // to a watch: read, a build would publish what the watch's builds did not.
-            if EditorScratch.isScratch(name) { continue }
+            // (An entry of unknown type may be a folder, walked whatever its name: asked once its status says.)
+            let unknown = type == Int32(DT_UNKNOWN)
+            if !unknown && EditorScratch.isScratch(name) { continue }
             // Files and links are looked at only when their name matches; entries of unknown type, once
             // their status says what they are.
-            let unknown = type == Int32(DT_UNKNOWN)
             guard type == Int32(DT_REG) || type == Int32(DT_LNK) || unknown, unknown || fnmatch(glob, path, flags) == 0 else { continue }
             candidates.append((name, path, unknown))
         }
@@ -286,7 +287,7 @@ struct SourceGlob {
                 }
                 switch status.st_mode & S_IFMT {
                 case S_IFREG:
-                    if !unknown || fnmatch(glob, path, flags) == 0 {
+                    if !unknown || fnmatch(glob, path, flags) == 0 && !EditorScratch.isScratch(name) {
                         found.append(Entry(path: path, size: Int64(status.st_size), modified: Self.modified(status)))
                     }
                 case S_IFDIR where unknown:

@@ -31,6 +31,9 @@ final class SpareFiles: @unchecked Sendable {
     private var exchanges = true
     private let prefix = "s\(getpid())-\(Int(Date().timeIntervalSince1970))-"
 
+    /// The mode of the files this build makes (`currentNewFileMode()`), which reused spares are given.
+    private let newFileMode = SpareFiles.currentNewFileMode()
+
     /// Held open, and locked, while this build may write spares: two builds of one site at once must not
     /// both write into the same spare.
     private let lockDescriptor: Int32
@@ -169,6 +172,16 @@ final class SpareFiles: @unchecked Sendable {
         for path in excess { unlink(path) }
     }
 
+    /// The mode a file made now gets (`0666` less the umask), read without setting the umask, which the
+    /// process's other threads may be using; nil where the kernel does not say (before Linux 4.7).
+    static func currentNewFileMode() -> mode_t? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+              let mask = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+        else { return nil }
+        return 0o666 & ~mask
+    }
+
     /// A spare opened for writing: one an earlier build left, or a new file when none is left.
     private func takeSpare() -> (String, Int32)? {
         guard lock.withLock({ exchanges }) else { return nil }
@@ -177,6 +190,9 @@ final class SpareFiles: @unchecked Sendable {
             let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
             var status = stat()
             if descriptor >= 0, fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 {
+                // A spare made under another umask (or an older sitegen's 0644) takes this build's mode, as
+                // a new file would: the pages of one build have one mode.
+                if let mode = newFileMode, status.st_mode & 0o7777 != mode { fchmod(descriptor, mode) }
                 return (path, descriptor)
             }
             // Linked elsewhere, not a file, or unreadable: it is no spare. Its name goes (another link

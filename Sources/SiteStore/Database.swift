@@ -173,8 +173,8 @@ public final class Database {
         }
     }
 
-    /// The collation `column` of `table` declares (`BINARY` when it names none); nil when there is no such
-    /// column (or it is the rowid).
+    /// The collation `column` of `table` declares (`BINARY` when it names none; the aliased column's for
+    /// `rowid`); nil when there is no such table or column.
     public func declaredCollation(of column: String, in table: String) -> String? {
         var type: UnsafePointer<CChar>?, collation: UnsafePointer<CChar>?
         var notNull: Int32 = 0, primaryKey: Int32 = 0, autoIncrement: Int32 = 0

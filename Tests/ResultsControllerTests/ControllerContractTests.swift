@@ -1,5 +1,6 @@
 import Foundation
 @testable import ResultsController
+import SiteStore
 import TestSupport
 import XCTest
 
@@ -47,9 +48,11 @@ final class ControllerContractTests: XCTestCase {
         let restored = try ResultsController(database: Database(path: path), request: sectioned, cacheName: "c")
         try restored.performFetch()
         XCTAssertEqual(tableLayout(restored).map(\.ids), expected.map(\.ids))
-        // The same changeset again: nothing moves.
+        // The same changeset again: nothing moves, and without versions every row may have changed.
         let again = try controller.apply(second)
         XCTAssertTrue(again.insertedRows.isEmpty && again.deletedRows.isEmpty && again.movedRows.isEmpty, "\(again)")
+        XCTAssertEqual(again.updatedRows.count, controller.count)
+        XCTAssertEqual(tableLayout(controller).map(\.ids), expected.map(\.ids))
     }
 
     func testACacheWhoseBytesStillDecodeButAreOutOfOrderIsFetchedAgain() throws {
@@ -61,7 +64,8 @@ final class ControllerContractTests: XCTestCase {
         let chunks = try database.fetchAll("SELECT rowid, entries FROM results_controller_chunks")
         XCTAssertFalse(chunks.isEmpty)
         for chunk in chunks {
-            guard case .blob(var bytes) = chunk.values[1], let at = bytes.indices.first(where: { bytes[$0] == UInt8(ascii: "C") && bytes[$0 + 1] == UInt8(ascii: "A") })
+            guard case .blob(var bytes) = chunk.values[1],
+                let at = bytes.indices.dropLast().first(where: { bytes[$0] == UInt8(ascii: "C") && bytes[$0 + 1] == UInt8(ascii: "A") })
             else { continue }
             bytes[at] = UInt8(ascii: "Z")
             try database.execute("UPDATE results_controller_chunks SET entries = ? WHERE rowid = ?", [.blob(bytes), chunk.values[0]])
@@ -74,22 +78,37 @@ final class ControllerContractTests: XCTestCase {
         XCTAssertEqual(try controller.apply(changeset).movedRows.map(\.id), [7])
     }
 
-    func testATableWithoutAnIntegerPrimaryKeyIsRefusedWithTheFix() throws {
+    func testATableWhoseRowsChangesetsCannotNameIsRefusedAtItsFirstChangesetWithTheFix() throws {
         let database = try Database(path: ":memory:")
         try database.executeScript("""
             CREATE TABLE pages (slug TEXT PRIMARY KEY, title TEXT);
             CREATE TABLE loose (title TEXT);
             CREATE TABLE authors (name TEXT PRIMARY KEY);
-            CREATE TABLE posts (id INTEGER PRIMARY KEY, author TEXT);
+            CREATE TABLE posts (id INTEGER PRIMARY KEY, legacy INTEGER UNIQUE, author TEXT);
+            INSERT INTO pages VALUES ('a', 'A'); INSERT INTO loose VALUES ('A');
+            INSERT INTO authors VALUES ('ann'); INSERT INTO posts VALUES (1, 10, 'ann');
             """)
-        for (table, relationships) in [("pages", [Relationship]()), ("loose", []),
-                                       ("posts", [Relationship(name: "author", table: "authors", foreignKey: "author", targetKey: "name")])] {
-            let request = FetchRequest(table: table, sortDescriptors: [SortDescriptor(key: "rowid")], relationships: relationships)
-            XCTAssertThrowsError(try ResultsController(database: database, request: request), table) { error in
-                XCTAssertTrue("\(error)".contains("has no INTEGER PRIMARY KEY"), "\(error)")
+        let requests = [
+            ("no INTEGER PRIMARY KEY", FetchRequest(table: "pages", sortDescriptors: [SortDescriptor(key: "title")])),
+            ("no INTEGER PRIMARY KEY", FetchRequest(table: "loose", sortDescriptors: [SortDescriptor(key: "title")])),
+            ("no INTEGER PRIMARY KEY", FetchRequest(table: "posts", sortDescriptors: [SortDescriptor(key: "id")],
+                                                    relationships: [Relationship(name: "author", table: "authors", foreignKey: "author", targetKey: "name")])),
+            ("is not the primary key", FetchRequest(table: "posts", idColumn: "legacy", sortDescriptors: [SortDescriptor(key: "id")])),
+        ]
+        for (reason, request) in requests {
+            // Listed, as before: only changesets cannot name its rows.
+            let controller = try ResultsController(database: database, request: request)
+            try controller.performFetch()
+            XCTAssertEqual(controller.count, 1)
+            let changeset = try database.trackingChanges { try database.execute("UPDATE posts SET author = 'ann' WHERE id = 1") }.changeset
+            XCTAssertThrowsError(try controller.apply(changeset), request.table) { error in
+                XCTAssertTrue("\(error)".contains(reason), "\(error)")
             }
         }
-        XCTAssertNoThrow(try ResultsController(database: database, request: FetchRequest(table: "posts", sortDescriptors: [SortDescriptor(key: "id")])))
+        let fine = try ResultsController(database: database, request: FetchRequest(table: "posts", sortDescriptors: [SortDescriptor(key: "id")]))
+        try fine.performFetch()
+        let changeset = try database.trackingChanges { try database.execute("INSERT INTO posts VALUES (2, 20, 'ann')") }.changeset
+        XCTAssertEqual(try fine.apply(changeset).insertedRows.map(\.id), [2])
     }
 
     func testASectionKeyUnderACaseInsensitiveCollationIsRefused() throws {
@@ -113,6 +132,35 @@ final class ControllerContractTests: XCTestCase {
         XCTAssertEqual(controller.sections.map(\.name), ["B", "a", "b"])
         XCTAssertEqual(controller.section(forSectionIndexTitle: "B", at: 0), 0)
         XCTAssertNil(controller.section(forSectionIndexTitle: "Z", at: 0))
+        // Switching to such a request is refused too, and the controller keeps its results.
+        XCTAssertThrowsError(try controller.setRequest(declared))
+        XCTAssertEqual(controller.sections.map(\.name), ["B", "a", "b"])
+    }
+
+    /// A sort key whose column declares NOCASE is ordered by SQLite under it: the controller compares rows
+    /// under it too, so that a row it places agrees with the query, and its cache stays usable.
+    func testASortKeysDeclaredCollationIsTheControllersToo() throws {
+        let path = temporaryDatabasePath()
+        let database = try Database(path: path)
+        try database.executeScript("""
+            CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE);
+            INSERT INTO names VALUES (1, 'b'), (2, 'C'), (3, 'a'), (4, 'D');
+            """)
+        let request = FetchRequest(table: "names", sortDescriptors: [SortDescriptor(key: "name")])
+        let controller = try ResultsController(database: database, request: request, cacheName: "n")
+        try controller.performFetch()
+        XCTAssertEqual(controller.fetchedIDs, [3, 1, 2, 4])
+        let changeset = try database.trackingChanges { try database.execute("INSERT INTO names VALUES (5, 'B')") }.changeset
+        try controller.apply(changeset)
+        XCTAssertEqual(controller.fetchedIDs, try freshLayout(database, request).flatMap(\.ids))
+        try controller.persistCache()
+        // Written behind the cache's back: a restored snapshot does not have it, a fetch would.
+        try database.execute("INSERT INTO names VALUES (6, 'e')")
+        let restored = try ResultsController(database: database, request: request, cacheName: "n")
+        try restored.performFetch()
+        XCTAssertEqual(restored.fetchedIDs, controller.fetchedIDs, "restored from the cache, in the order it was saved in")
+        XCTAssertThrowsError(try ResultsController(database: database, request: FetchRequest(
+            table: "names", sortDescriptors: [SortDescriptor(key: "name", collation: "unicode")])))
     }
 
     func testAChangeToAPrefetchedRelatedRowIsAnUpdateOfTheRowsThatShowIt() throws {
