@@ -16,16 +16,7 @@ final class ControllerBehaviourTests: XCTestCase {
         }
     }
 
-    private var sectioned: FetchRequest {
-        FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "state"), SortDescriptor(key: "score", ascending: false)],
-                     sectionKey: "state")
-    }
-
-    private func temporaryDatabasePath() -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rc-\(UUID().uuidString).sqlite").path
-        addTeardownBlock { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        return path
-    }
+    private var sectioned: FetchRequest { sectionedItems }
 
     func testApplyingAOneRowChangeRunsTheSameFewQueriesWhateverTheRowCount() throws {
         var counts: [Int] = []

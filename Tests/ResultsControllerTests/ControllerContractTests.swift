@@ -8,16 +8,7 @@ import XCTest
 /// word: changesets given out of turn, a damaged cache, tables and section keys it cannot serve, rows
 /// whose shown related values changed, and streams of deltas nobody reads any more.
 final class ControllerContractTests: XCTestCase {
-    private var sectioned: FetchRequest {
-        FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "state"), SortDescriptor(key: "score", ascending: false)],
-                     sectionKey: "state")
-    }
-
-    private func temporaryDatabasePath() -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rc-\(UUID().uuidString).sqlite").path
-        addTeardownBlock { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        return path
-    }
+    private var sectioned: FetchRequest { sectionedItems }
 
     private func freshLayout(_ database: Database, _ request: FetchRequest) throws -> TableLayout {
         let fresh = try ResultsController(database: database, request: request)

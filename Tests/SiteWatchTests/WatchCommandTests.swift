@@ -75,22 +75,25 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(site.appendingPathComponent("output/banks/119999/index.html").text.contains("Bank 119999"))
     }
 
-    /// A page deleted from `output/` by hand is not rendered again by a build that trusts the manifest; `build`
-    /// has `--full` for that, and watch and serve refused it: they take it for their first build.
-    func testAFullFirstBuildPutsBackAPageDeletedByHand() throws {
+    /// A page deleted from `output/` by hand comes back with a watch's first build, which looks for every page;
+    /// one edited by hand is left to `--full` (as `build` has it), which renders every page.
+    func testAWatchsFirstBuildPutsBackAPageDeletedByHandAndAFullOneAPageEditedByHand() throws {
         let site = try ExampleSite.copy(for: self)
         XCTAssertEqual(try RunningSitegen.build(site), 0)
-        let page = site.appendingPathComponent("output/about/index.html")
-        let bytes = try Data(contentsOf: page)
-        try FileManager.default.removeItem(at: page)
+        let deleted = site.appendingPathComponent("output/about/index.html")
+        let edited = site.appendingPathComponent("output/index.html")
+        let (deletedBytes, editedBytes) = (try Data(contentsOf: deleted), try Data(contentsOf: edited))
+        try FileManager.default.removeItem(at: deleted)
+        try Data("edited by hand".utf8).write(to: edited)
         let plain = try RunningSitegen(["watch", "--site", site.path], in: site)
         XCTAssertTrue(plain.waitFor("for changes"), plain.stdout + plain.stderr)
         XCTAssertEqual(plain.stop(with: SIGINT), 0)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: page.path), "a build that trusts the manifest keeps what it thinks is there")
+        XCTAssertEqual(try Data(contentsOf: deleted), deletedBytes)
+        XCTAssertEqual(try Data(contentsOf: edited), Data("edited by hand".utf8), "a build that trusts the manifest keeps what it thinks is there")
         let full = try RunningSitegen(["watch", "--full", "--site", site.path], in: site)
         XCTAssertTrue(full.waitFor("for changes"), full.stdout + full.stderr)
         XCTAssertEqual(full.stop(with: SIGINT), 0)
-        XCTAssertEqual(try Data(contentsOf: page), bytes)
+        XCTAssertEqual(try Data(contentsOf: edited), editedBytes)
     }
 
     /// A site is free to keep its sources out of `content/`: the watch follows where `sitegen.yml` reads them
