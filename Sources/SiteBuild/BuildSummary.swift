@@ -142,7 +142,7 @@ public struct BuildSummary: Sendable {
     public var report: String {
         let stages = stageSeconds.map { "\($0.stage) \(String(format: "%.3f", $0.seconds))s" }.joined(separator: ", ")
         let verb = dryRun ? "would be " : ""
-        var lines = [
+        let lines = [
             "pages: \(rendered.count) \(verb)rendered, \(pagesKept) kept; files: \(pagesWritten) \(verb)written, "
                 + "\(pagesUnchanged) unchanged, \(pagesDeleted) \(verb)deleted",
             "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted; source files: \(sourcesRead) read\(sourcesSameBytes > 0 ? " (\(sourcesSameBytes) with the same bytes)" : ""), \(sourcesUnchanged) unchanged",

@@ -96,7 +96,7 @@ final class OutputWriter: @unchecked Sendable {
         var device: UInt64 = 0
         let existing = isInMadeFolder(path) ? .missing : Self.compare(fileAt: fullPath, with: data, device: &device)
         // Something that is no file stands there (a folder of the last build's files): looked at again before publishing.
-        if existing == .other { lock.withLock { obstructed.insert(fullPath) } }
+        if existing == .other { _ = lock.withLock { obstructed.insert(fullPath) } }
         if existing == .same {
             lock.withLock { unchangedCount += 1 }
             return
