@@ -131,12 +131,17 @@ public final class WatchSession: @unchecked Sendable {
         }
     }
 
+    /// The first build of a watch (or a serve): it looks for every page, so that pages deleted by hand while
+    /// no watch ran come back. `full` renders every page (`--full`).
+    public func firstBuild(full: Bool = false) -> RebuildReport {
+        var first = buildOnce(full: full, verifiesOutput: true)
+        first.isFirst = true
+        return first
+    }
+
     /// The first build, then `watch(report:)`.
     public func run(fullFirstBuild: Bool = false, report: (RebuildReport) -> Void) throws {
-        // Pages deleted by hand while no watch ran come back: the first build looks for every page.
-        var first = buildOnce(full: fullFirstBuild, verifiesOutput: true)
-        first.isFirst = true
-        report(first)
+        report(firstBuild(full: fullFirstBuild))
         try watch(report: report)
     }
 

@@ -59,9 +59,7 @@ struct ServeCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode.failure
         }
-        // Pages deleted by hand while no watch ran come back: the first build looks for every page.
-        var first = session.buildOnce(full: full, verifiesOutput: true)
-        first.isFirst = true
+        let first = session.firstBuild(full: full)
         printReport(first)
         // Ctrl-C during the first build: it was the last, and nothing is served or watched.
         if session.isStopping {
