@@ -16,16 +16,14 @@ struct PageRenderer {
     var progress: ((RenderProgress) -> Void)?
     /// Which pages to render and which to keep from the last build.
     let plan: RenderPlan
-    /// What the load changed, for the controllers to catch up with from their cached results.
-    let changes: Changeset
+    /// Makes the listings' and detail pages' controllers (some of them made while the plan was read).
+    let controllers: ControllerFetcher
     /// Per table, the rows whose related records changed (which their own versions do not show).
     let relatedChanges: [String: Set<Int64>]
     /// The fingerprint of what every page shows besides its own content: the site's settings and the menu.
     var siteFingerprint: Int64 = 0
     /// Each template's fingerprint, with its partials and layouts.
     let templateFingerprints: [String: Int64]
-    /// Saves the controllers' cached results on a thread of its own; without one, they are saved here.
-    var cacheWriter: CacheWriter?
     /// The most pages a sitemap file lists (`SiteBuilder.Options.pagesPerSitemap`).
     var pagesPerSitemap = 50_000
 
@@ -71,77 +69,20 @@ struct PageRenderer {
         }
     }
 
-    /// Before any page is rendered, prepares each listing's query: a `where` SQLite rejects is an error at
-    /// its line of `sitegen.yml`, rather than after the listings before it were written.
-    func checkListingQueries() throws {
-        for listing in config.listings where listing.filter != nil {
-            do {
-                try ResultsController(database: database, request: listingRequest(listing).request).checkQuery()
-            } catch let error as SQLiteError {
-                throw BuildError.config(ConfigError(file: config.file, at: listing.marks["where"], reason: "listing '\(listing.name)': \(error.message)"))
-            }
-        }
-    }
-
-    /// The fetch request of `listing`'s rows, and how a fetched row becomes the record it lists (a taxonomy's
-    /// rows are its join table's, reaching the record's fields as `record.*`).
-    private func listingRequest(_ listing: ListingConfig) -> (request: FetchRequest, recordRow: (Row) -> Row) {
-        let collection = config.collection(named: listing.from)!
-        var request = FetchRequest(
-            table: listing.from, idColumn: "_id", filter: listing.filter,
-            sortDescriptors: Self.sortDescriptors(listing.sort, of: collection),
-            relationships: collection.joins, sectionKey: listing.section,
-            sectionOrder: listing.section != nil && !listing.sectionDeclarations.isEmpty ? listing.sectionDeclarations : nil,
-            showsEmptySections: listing.showsEmptySections,
-            prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: listing.pageSize)
-        // A record with no value for the section field is in no section, as a record with no tags is on no
-        // tag's page (a section without a name was a page titled with nothing, at /…/untitled/).
-        if let section = listing.section, listing.taxonomy == nil {
-            let parts = section.split(separator: ".", maxSplits: 1).map(String.init)
-            let column = parts.count == 2 ? quoteIdentifier(parts[0]) + "." + quoteIdentifier(parts[1])
-                : quoteIdentifier(listing.from) + "." + quoteIdentifier(section)
-            request.filter = (listing.filter.map { "(\($0)) AND " } ?? "") + column + " IS NOT NULL"
-        }
-        // A taxonomy lists the list field's join table (a row per record and item), each row reaching its
-        // record as `record.*`: a record is in the section of each of its items.
-        var recordRow: (Row) -> Row = { $0 }
-        if let taxonomy = listing.taxonomy {
-            request.table = CollectionSchema.listTable(collection.name, taxonomy)
-            // By rowid (which `_id` is): a changed record's list items are then found by its id, deleted or not.
-            request.relationships = [Relationship(name: "record", table: collection.name, foreignKey: "record_id", targetKey: "rowid")]
-            request.prefetchedRelationships = ["record"]
-            request.sortDescriptors = Self.sortDescriptors(listing.sort, of: collection, ofRecordsAs: "record.")
-            request.filter = listing.filter.map { "record_id IN (SELECT _id FROM \(quoteIdentifier(collection.name)) WHERE \($0))" }
-            recordRow = { row in
-                let indices = row.columns.indices.filter { row.columns[$0].hasPrefix("record.") }
-                return Row(columns: indices.map { String(row.columns[$0].dropFirst("record.".count)) }, values: indices.map { row.values[$0] })
-            }
-        }
-        // Each row's content hash is its version: a page's inputs name the versions of its rows.
-        request.versionColumn = listing.taxonomy == nil ? "_hash" : "record._hash"
-        // Where a row came from is for detail pages and the inspector, not for a list's rows.
-        let bookkeeping = listing.writesMarkdown ? [] : ["_source", "_line", "_hash"]
-        request.unfetchedProperties = Set((unshownFields(of: listing, collection: collection) + bookkeeping).map {
-            listing.taxonomy == nil ? $0 : "record." + $0
-        })
-        return (request, recordRow)
-    }
-
     /// Writes the pages of `listing` whose inputs changed (page 1 at its path, page N at `path/page/N/`);
     /// returns the delta its controller reported. Sections whose names make one slug are told in `warnings`.
     func renderListing(_ listing: ListingConfig, navigation: [[String: Any]], warnings: inout [SourceError]) throws -> BuildSummary.ListingDelta {
         let navigation = Self.marking(navigation, current: navigationURL(of: listing))
         let collection = config.collection(named: listing.from)!
         let presenter = RecordPresenter(collection: collection, config: config)
-        let (request, recordRow) = listingRequest(listing)
-        let (controller, delta) = try fetch(listing.name, request, cacheName: "listing \(listing.name)",
-                                            mark: listing.marks["where"] ?? listing.marks[""])
+        let (fetch, recordRow) = controllers.listingFetch(listing)
+        let (controller, delta) = try controllers.controller(for: fetch)
         var dirty = relatedChanges[collection.name] ?? []
-        if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: request.table) }
+        if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: fetch.request.table) }
         let state = ListingState(listing: listing, controller: controller, delta: delta, rows: controller.fetchedVersions,
                                  dirty: dirty, settings: listingSettings(listing))
         defer {
-            saveCache(of: controller)
+            controllers.saveCache(of: controller)
             controller.releaseResults()
         }
         let deltaReport = Self.report(listing.name, delta)
@@ -230,30 +171,6 @@ struct PageRenderer {
             try writer.write(report, to: String(indexPath.dropFirst()) + "index.md")
         }
         return deltaReport
-    }
-
-    /// The fields a listing's pages never show, which its rows are read without (a Markdown body is most
-    /// of a record, and a list page seldom shows it): named nowhere in its template, partials and layouts,
-    /// and not needed for a record's link or title. Listings with Markdown pages read every field; the
-    /// pages with feeds read every field again (`objectsWithAllProperties`).
-    func unshownFields(of listing: ListingConfig, collection: CollectionConfig) -> [String] {
-        guard !listing.writesMarkdown else { return [] }
-        // A tag can only reach a field by naming it.
-        var needed = templates.tagNames(usedBy: listing.template)
-        needed.insert(collection.detail?.titleField ?? "title")
-        if let path = collection.detail?.path { needed.formUnion(PathPattern(path).placeholders) }
-        needed.formUnion(collection.relationships.map(\.field))
-        return collection.fields.map(\.name).filter { !needed.contains($0) }
-    }
-
-    /// Saves `controller`'s cached results if they changed: through the cache writer when there is one.
-    /// A cache that fails to save costs the next build a fresh fetch, nothing else.
-    private func saveCache(of controller: ResultsController) {
-        guard let cacheWriter else {
-            try? controller.persistCache()
-            return
-        }
-        if let write = controller.pendingCacheWrite() { cacheWriter.submit(write) }
     }
 
     /// A delta as the build report gives it.
@@ -386,15 +303,9 @@ struct PageRenderer {
             (item["url"] as? String).map { ($0, Self.marking(navigation, current: $0)) }
         }) { first, _ in first }
         let presenter = RecordPresenter(collection: collection, config: config)
-        let primary = config.listings.first { $0.from == collection.name && $0.taxonomy == nil }
-        let sort = Self.sortDescriptors(primary?.sort ?? [], of: collection)
-        let (controller, delta) = try fetch(primary?.name ?? collection.name, FetchRequest(
-            table: collection.name, idColumn: "_id", sortDescriptors: sort, relationships: collection.joins,
-            versionColumn: "_hash", prefetchedRelationships: collection.toOneRelationships.map(\.field), batchSize: 100),
-            cacheName: "detail \(collection.name)", mark: primary?.marks["sort"] ?? collection.detail?.marks[""],
-            step: "detail pages of \(collection.name)")
+        let (controller, delta) = try controllers.controller(for: controllers.detailFetch(collection)!)
         defer {
-            saveCache(of: controller)
+            controllers.saveCache(of: controller)
             controller.releaseResults()
         }
         let rows = controller.fetchedVersions
@@ -1018,38 +929,14 @@ struct PageRenderer {
 
     /// The controller's order for a listing's `sort`, then the tie-breakers. `prefix` names the records'
     /// table where the listing reads another (a taxonomy's `value` is its own column).
-    private static func sortDescriptors(_ sort: [(field: String, ascending: Bool)], of collection: CollectionConfig,
-                                        ofRecordsAs prefix: String = "") -> [FetchRequest.SortDescriptor] {
+    static func sortDescriptors(_ sort: [(field: String, ascending: Bool)], of collection: CollectionConfig,
+                                ofRecordsAs prefix: String = "") -> [FetchRequest.SortDescriptor] {
         sort.map { SortDescriptor(key: $0.field == "value" ? "value" : prefix + $0.field, ascending: $0.ascending) }
             + tieBreakers(collection).map { SortDescriptor(key: prefix + $0) }
     }
 
     private static func neighbour(_ link: (title: String, path: String?), _ presenter: RecordPresenter) -> [String: Any] {
         ["title": link.title, "url": link.path.map(presenter.url) ?? ""]
-    }
-
-    /// The controller for `request`, restored from the cache `cacheName` and brought up to date with the
-    /// load's changes (with the delta that did it), or fetched afresh when the cache does not match.
-    /// A query SQLite rejects is an error of `sitegen.yml` at `mark` (a listing's `where` is SQL written there).
-    private func fetch(_ name: String, _ request: FetchRequest, cacheName: String? = nil, mark: ConfigMark?,
-                       step: String? = nil) throws -> (ResultsController, Delta?) {
-        do {
-            let controller = try ResultsController(database: database, request: request, cacheName: cacheName)
-            // With a cache writer, this connection writes nothing while pages render, so the workers'
-            // connections, which read list pages' rows, see the store as it does.
-            controller.savesCacheAfterFetch = cacheWriter == nil
-            let throttle = ProgressThrottle(step: step ?? "listing \(name)", total: 0, report: progress)
-            controller.fetchProgress = { throttle.readRows($0) }
-            guard cacheName != nil else {
-                try controller.performFetch()
-                return (controller, nil)
-            }
-            return (controller, try controller.performFetch(catchingUpWith: changes))
-        } catch let error as SQLiteError {
-            throw BuildError.config(ConfigError(file: config.file, at: mark, reason: "listing '\(name)': \(error.message)"))
-        } catch let error as ResultsControllerError {
-            throw BuildError.config(ConfigError(file: config.file, at: mark, reason: "listing '\(name)': \(error.description)"))
-        }
     }
 
     /// Queues the page at site path `path` (`/banks/1/` is written as `banks/1/index.html`), its context

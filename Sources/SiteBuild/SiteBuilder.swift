@@ -258,6 +258,13 @@ public struct SiteBuilder {
 
         // A full build trusts nothing the last builds left, the listings' cached results included.
         if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
+        // A dry run's connection holds its transaction open to the end: another writer would wait on it.
+        let cacheWriter = options.dryRun ? nil : CacheWriter(storePath: storePath.path)
+        defer { cacheWriter?.finish() }
+        var controllers = ControllerFetcher(config: config, templates: templates, database: store.database, changes: changes,
+                                            cacheWriter: cacheWriter)
+        controllers.progress = onRenderProgress
+        controllers.fetchAhead { !planning.isFinished }
         let (previousCount, plan) = try planning.value()
         // A first build into a folder with files in it looks for those it did not make, at the end; into an
         // empty one (a benchmark's, a CI's), it walks nothing.
@@ -301,17 +308,14 @@ public struct SiteBuilder {
             }
         }
         var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue,
-                                    plan: plan, changes: changes, relatedChanges: related, templateFingerprints: templateFingerprints)
+                                    plan: plan, controllers: controllers, relatedChanges: related,
+                                    templateFingerprints: templateFingerprints)
         renderer.progress = onRenderProgress
         renderer.pagesPerSitemap = options.pagesPerSitemap
-        // A dry run's connection holds its transaction open to the end: another writer would wait on it.
-        let cacheWriter = options.dryRun ? nil : CacheWriter(storePath: storePath.path)
-        defer { cacheWriter?.finish() }
-        renderer.cacheWriter = cacheWriter
         var publishing = false
         do {
             do {
-                try renderer.checkListingQueries()
+                try controllers.checkListingQueries()
                 let navigation = try renderer.navigation()
                 var site = Fingerprint()
                 site.combine(config.settingsFingerprint)
@@ -595,6 +599,13 @@ final class BackgroundWork<Value>: @unchecked Sendable {
             done.signal()
         }
         thread.start()
+    }
+
+    /// Whether the work has ended, so that `value()` would not wait.
+    var isFinished: Bool {
+        guard done.wait(timeout: .now()) == .success else { return false }
+        done.signal()
+        return true
     }
 
     /// Waits for the work to end; its value, or the error it threw.
