@@ -34,6 +34,8 @@ public struct BuildSummary: Sendable {
     public var deletedPaths: [String] = []
     /// Each listing's delta.
     public var deltas: [ListingDelta] = []
+    /// The results controllers this build fetched while its render plan was still being read.
+    var controllersFetchedAhead = 0
     /// Whether this was a dry run (`--plan`): nothing written, the store left as it was.
     public var dryRun = false
     /// Pages whose bytes changed (or are new).

@@ -64,6 +64,9 @@ struct ControllerFetcher {
         }
     }
 
+    /// How many of the controllers `fetchAhead` made their listings have taken.
+    var takenAhead: Int { ahead.taken }
+
     /// Before any page is rendered, prepares each listing's query: a `where` SQLite rejects is an error at
     /// its line of `sitegen.yml`, rather than after the listings before it were written.
     func checkListingQueries() throws {
@@ -160,9 +163,14 @@ struct ControllerFetcher {
     private final class Ahead: @unchecked Sendable {
         // Used from the build's thread only.
         private var made: [String: (ResultsController, Delta?)] = [:]
+        private(set) var taken = 0
 
         func keep(_ controller: (ResultsController, Delta?), as name: String) { made[name] = controller }
 
-        func take(_ name: String) -> (ResultsController, Delta?)? { made.removeValue(forKey: name) }
+        func take(_ name: String) -> (ResultsController, Delta?)? {
+            guard let controller = made.removeValue(forKey: name) else { return nil }
+            taken += 1
+            return controller
+        }
     }
 }

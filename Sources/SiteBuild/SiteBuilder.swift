@@ -57,6 +57,9 @@ public struct SiteBuilder {
         /// The most pages one sitemap file lists, the sitemaps protocol's limit; past it, `sitemap.xml` is
         /// an index of files of this many (tests make it small).
         var pagesPerSitemap = 50_000
+        /// How long the render plan's reading is held back (tests make it long, so that every controller
+        /// is fetched while the plan is read, as at 100,000 records).
+        var planReadingDelay: TimeInterval = 0
         /// The files and folders (relative to the site, or absolute) changed since the last build whose load
         /// was committed, when the caller knows them all (a watch, from inotify): the load then looks only
         /// at sources there and at those that failed, not at every source's status. nil: it looks at all.
@@ -232,7 +235,9 @@ public struct SiteBuilder {
         // build with few changes spends on this thread. A dry run's load is an open transaction here, and
         // that connection still sees the manifest as committed, which is what it is.
         let output = outputDirectory
-        let planning = BackgroundWork { [storeFile = storePath.path, full = options.full, verifies = options.verifiesOutput] () throws -> (Int, RenderPlan) in
+        let planning = BackgroundWork { [storeFile = storePath.path, full = options.full, verifies = options.verifiesOutput,
+                                      delay = options.planReadingDelay] () throws -> (Int, RenderPlan) in
+            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             var previous = try SiteStore.pageManifest(in: Database(path: storeFile, readOnly: true))
             // The manifest describes the files of one folder as the last build left them: a build into another
             // folder, or into one emptied by hand (robots.txt is in every build), starts over.
@@ -341,6 +346,7 @@ public struct SiteBuilder {
                 try renderer.renderSiteFiles(navigation: navigation)
                 try queue.finish()
                 clock.lap("render", into: &summary)
+                summary.controllersFetchedAhead = controllers.takenAhead
                 publishing = true
                 try writer.publish()
                 clock.lap("publish", into: &summary)

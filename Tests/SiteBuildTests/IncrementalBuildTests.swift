@@ -1,5 +1,5 @@
 import Foundation
-import SiteBuild
+@testable import SiteBuild
 import SiteStore
 import TestSupport
 import XCTest
@@ -207,6 +207,38 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertEqual(second.deltas.filter { !$0.caughtUp }.map(\.name), [])
         XCTAssertTrue(second.deltas.contains { $0.name == "home" && $0.updatedRows == 1 }, "\(second.deltas)")
         try assertSameAsCleanBuild("after an edit caught up with")
+    }
+
+    func testControllersFetchedWhileThePlanIsReadBuildWhatACleanBuildBuildsAndSaveTheirCaches() throws {
+        // At 100,000 records a watch's build reads its plan for 130 ms and makes the controllers meanwhile;
+        // on this small site the plan is held back, so that every controller is made before it is ready.
+        var ahead = SiteBuilder.Options()
+        ahead.planReadingDelay = 0.3
+        var random = SeededGenerator(seed: 38)
+        var mutator = try SiteMutator(site: site, events: true)
+        for step in 0..<12 {
+            let change = step == 0 ? "first build" : try mutator.mutate(using: &random)
+            let summary = try SiteBuilder(root: site).build(options: ahead)
+            XCTAssertTrue(summary.succeeded, "step \(step), \(change): \(summary.problems)")
+            XCTAssertFalse(summary.deltas.isEmpty)
+            XCTAssertEqual(summary.controllersFetchedAhead, summary.deltas.count, "step \(step), \(change): every controller made ahead")
+            try assertSameAsCleanBuild("step \(step), \(change), controllers made ahead")
+            // Each controller made ahead saved its results: the next build catches up from them, with nothing to do.
+            let next = try SiteBuilder(root: site).build()
+            XCTAssertEqual(next.deltas.filter { !$0.caughtUp }.map(\.name), [], "step \(step), \(change)")
+            XCTAssertEqual(next.rendered.map(\.path), [], "step \(step), \(change)")
+        }
+        // A query SQLite rejects fails its fetch ahead silently, and is reported at its line as without.
+        let config = site.appendingPathComponent("sitegen.yml")
+        let text = try String(contentsOf: config, encoding: .utf8)
+        try text.replacingOccurrences(of: "    sort: [-closing_date, name]\n    pageSize: 20\n    path: /\n",
+                                      with: "    sort: [-closing_date, name]\n    where: closd > '2024'\n    pageSize: 20\n    path: /\n")
+            .write(to: config, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try SiteBuilder(root: site).build(options: ahead)) { error in
+            // The steps' menu edits moved the listing's line.
+            let line = text.components(separatedBy: "\n").firstIndex(of: "  home:")! + 4
+            XCTAssertEqual("\(error)", "sitegen.yml:\(line):12: listing 'home': no such column: closd")
+        }
     }
 
     func testAListingThatRebuildsItsCollectionsTableStartsTheOtherListingsAfresh() throws {
