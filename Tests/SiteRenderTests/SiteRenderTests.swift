@@ -529,6 +529,39 @@ final class FeedWriterTests: XCTestCase {
         XCTAssertEqual(parsed?["version"] as? String, "https://jsonfeed.org/version/1.1")
     }
 
+    /// XML text is the text with `& < > "` replaced and what XML 1.0 forbids dropped, character for
+    /// character, whatever surrounds them: random strings against a plain scalar-by-scalar oracle.
+    func testXMLEscapingReplacesAndDropsExactlyWhatXMLGivesMeaningToOrForbids() {
+        func oracle(_ text: String) -> String {
+            var out = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
+                case _ where scalar.value < 0x20: continue
+                case "\u{FFFE}", "\u{FFFF}": continue
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
+        }
+        // Neighbours of the bytes the escape looks for: U+FFFD and U+FFBE share two of U+FFFE's three bytes.
+        let alphabet: [Unicode.Scalar] = ["a", " ", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1}", "\u{1F}",
+                                          "\u{7F}", "é", "\u{FFFD}", "\u{FFFE}", "\u{FFFF}", "\u{FFBE}", "\u{EFBF}", "\u{1F600}", "\u{10FFFF}"]
+        var random = SeededGenerator(seed: 38)
+        for _ in 0..<2_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...12, using: &random) { text.unicodeScalars.append(alphabet.randomElement(using: &random)!) }
+            XCTAssertEqual(escapeXML(text), oracle(text), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        XCTAssertEqual(escapeXML("plain text, nothing to do"), "plain text, nothing to do")
+        XCTAssertEqual(escapeXML("\u{FFFE}"), "")
+        XCTAssertEqual(escapeXML("x\u{EF}\u{BF}"), "x\u{EF}\u{BF}", "ï¿ is two characters, not half of U+FFFE")
+    }
+
     /// Readers tell an edited entry by its update date: an entry's own, else its publication date, never
     /// another entry's; the feed's is the latest of them.
     func testAnEntrysUpdateDateIsItsOwn() throws {
