@@ -194,6 +194,27 @@ final class FeedTests: XCTestCase {
                        "a line break is a space, and a combining mark no part of the comma before it")
     }
 
+    /// A link's value loses the spaces at its ends exactly as Foundation's `.whitespaces` trims them (tab
+    /// and the space separators, not line breaks), character for character: random values against it.
+    func testALinksValueIsTrimmedOfWhatFoundationCallsWhitespace() {
+        let alphabet: [Unicode.Scalar] = ["a", "/", " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{A0}", "\u{2003}", "\u{3000}", "\u{200B}",
+                                          "\u{2028}", "\u{85}", "\u{301}", "é", "\u{1F600}"]
+        var state: UInt64 = 38
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<3_000 {
+            var value = String.UnicodeScalarView()
+            for _ in 0..<next(8) { value.append(alphabet[next(alphabet.count)]) }
+            let text = String(value)
+            XCTAssertEqual(Array(HTMLLinks.trimmingSpaces(text).unicodeScalars), Array(text.trimmingCharacters(in: .whitespaces).unicodeScalars),
+                           "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        XCTAssertEqual(HTMLLinks.resolving("<a href=\" \u{3000}pic.png\t\">", against: URL(string: "https://e.org/p/")!),
+                       "<a href=\"https://e.org/p/pic.png\">")
+    }
+
     func testAJSONFeedItemWithOnlyAModifiedDateIsPublishedThen() throws {
         let json = """
             {"version": "https://jsonfeed.org/version/1.1", "title": "J", "items": [
