@@ -243,12 +243,21 @@ struct PageRenderer {
             // Rows this thread does not need are read by the worker that renders the page, on its own
             // connection: reading them here was a third of this thread's work in the 100,000-record
             // mutation round, which waited for this thread while the workers idled (decisions.md 20).
-            let readsHere = writesFeeds || listing.writesMarkdown || !queue.readsStore
+            let readsHere = listing.writesMarkdown || !queue.readsStore
             // A feed's entries carry whole records (the body as content), which the other pages never read.
             let pageRows = !readsHere ? nil : try (writesFeeds ? controller.objectsWithAllProperties(in: rows(number))
                                                                : controller.objects(in: rows(number))).map(recordRow)
-            if writesFeeds, let pageRows {
-                try writeFeeds(of: listing, title: heading, paginator: paginator, page: number, rows: pageRows, presenter: presenter)
+            if writesFeeds {
+                // Read by the worker that makes the feeds, as the page's rows are: a stable archive has a feed
+                // per page, and the queue would otherwise hold thousands of pages of bodies.
+                let feedRows: (RenderQueue.Worker) throws -> [Row]
+                if let pageRows {
+                    feedRows = { _ in pageRows }
+                } else {
+                    let reading = try controller.rowReading(in: rows(number), allProperties: true)
+                    feedRows = { worker in try reading.rows(on: worker.database()).map(recordRow) }
+                }
+                try writeFeeds(of: listing, title: heading, paginator: paginator, page: number, rows: feedRows, presenter: presenter)
             }
             let relatedHere = try pageRows.map { try RelatedRecords(database: database, collection: collection).fetch(for: $0) }
             let reading = readsHere ? nil : try controller.rowReading(in: rows(number))
@@ -482,16 +491,17 @@ struct PageRenderer {
         return "\n## Records per year\n\n" + MarkdownReport.table(headers: ["Year", "Records"], rightAligned: [1], rows: years)
     }
 
-    /// Writes the listing's subscription feeds beside its first page, from that page's `rows`.
-    private func writeFeeds(of listing: ListingConfig, title: String, paginator: Paginator, page: Int, rows: [Row],
-                            presenter: RecordPresenter) throws
+    /// Queues the feeds of page `page` (the subscription document on the newest, an archive document on each
+    /// other of a stable archive), whose entries are the `rows` a render worker reads.
+    private func writeFeeds(of listing: ListingConfig, title: String, paginator: Paginator, page: Int,
+                            rows: @escaping (RenderQueue.Worker) throws -> [Row], presenter: RecordPresenter) throws
     {
         let collection = presenter.collection
         let absolute = { (path: String) in self.config.baseURL + Self.urlPath(path.drop { $0 == "/" }) }
         let listingURL = absolute(paginator.path(ofPage: page))
         let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
         let updatedField = collection.fields.contains { $0.name == "updated" && ($0.type == .date || $0.type == .datetime) } ? "updated" : nil
-        let entries = rows.map { row -> FeedContent.Entry in
+        let entries = { (rows: [Row]) -> [FeedContent.Entry] in rows.map { row in
             let key = row["_key"]?.stringValue ?? ""
             let detailPath = presenter.detailPath(row)
             let link = detailPath.map(absolute)
@@ -518,18 +528,23 @@ struct PageRenderer {
                 title: presenter.title(row), link: link ?? listingURL, date: date, updated: updated,
                 author: hasField("author") ? row["author"]?.stringValue : nil,
                 summary: summary, contentHTML: html)
-        }
-        var content = FeedContent(title: title, siteTitle: config.title, link: listingURL, entries: entries)
-        for format in listing.feeds {
+        } }
+        let feeds = listing.feeds.map { format in
             let feedURL = { (number: Int) in absolute(paginator.path(ofPage: number)) + format.fileName }
-            if listing.numbering == .stableArchive {
-                content.archive = FeedContent.Archive(
-                    current: feedURL(paginator.newestPage), isArchive: page != paginator.newestPage,
-                    previous: paginator.olderPage(than: page).map(feedURL),
-                    next: paginator.newerPage(than: page).flatMap { $0 == paginator.newestPage ? nil : feedURL($0) })
+            let archive = listing.numbering != .stableArchive ? nil : FeedContent.Archive(
+                current: feedURL(paginator.newestPage), isArchive: page != paginator.newestPage,
+                previous: paginator.olderPage(than: page).map(feedURL),
+                next: paginator.newerPage(than: page).flatMap { $0 == paginator.newestPage ? nil : feedURL($0) })
+            return (format: format, archive: archive, path: String(paginator.path(ofPage: page).dropFirst()) + format.fileName)
+        }
+        // Made on a worker, as pages are: a stable archive has a feed per page, each with its rows' bodies,
+        // and making them on this thread was most of a 100,000-record round (decisions.md, 38).
+        try queue.submit(paths: feeds.map(\.path)) { worker in
+            var content = FeedContent(title: title, siteTitle: self.config.title, link: listingURL, entries: entries(try rows(worker)))
+            return feeds.map { feed in
+                content.archive = feed.archive
+                return FeedWriter.document(content, format: feed.format, selfURL: absolute(feed.path))
             }
-            let path = String(paginator.path(ofPage: page).dropFirst()) + format.fileName
-            try writer.write(FeedWriter.document(content, format: format, selfURL: absolute(path)), to: path)
         }
     }
 

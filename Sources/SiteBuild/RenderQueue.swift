@@ -16,14 +16,12 @@ import SiteStore
 /// `finish`, and no page is submitted after it.
 final class RenderQueue: @unchecked Sendable {
     private struct Job {
-        let template: String
-        /// The kind of page, for the strict render's check of values such pages never have.
-        let page: PageKind?
-        /// Builds the page's context on the worker: reading and presenting rows, rendering Markdown
-        /// bodies and making links is much of a page's cost, and the caller's thread is the one that
-        /// cannot be shared.
-        let context: (Worker) throws -> [String: Any]
-        let path: String
+        /// Makes the files' texts on the worker, one for each of `paths`: reading and presenting rows,
+        /// rendering Markdown bodies and making links is much of a page's cost, and the caller's thread is
+        /// the one that cannot be shared.
+        let make: (Worker) throws -> [String]
+        /// Where the texts go, relative to the output folder; the first names the job in errors.
+        let paths: [String]
     }
 
     /// What a page's context may use on the worker that makes it.
@@ -97,6 +95,15 @@ final class RenderQueue: @unchecked Sendable {
     /// must not touch the build's connection, only the worker's), written to `path` (relative to the
     /// output folder).
     func submit(template: String, page: PageKind? = nil, path: String, context: @escaping (Worker) throws -> [String: Any]) throws {
+        try submit(paths: [path]) { [self] worker in
+            [try templates.render(template, context: context(worker), knownNames: knownNames, recordNames: recordNames, page: page, site: site)]
+        }
+    }
+
+    /// Queues files that are no template's pages (a page's feeds, one per format): `documents` makes their
+    /// texts on a worker thread (touching only the worker's connection, not the build's), one for each of
+    /// `paths`, where they are written.
+    func submit(paths: [String], documents: @escaping (Worker) throws -> [String]) throws {
         condition.lock()
         defer { condition.unlock() }
         if jobs.count >= capacity {
@@ -105,7 +112,7 @@ final class RenderQueue: @unchecked Sendable {
             submitterWaits = false
         }
         if let failure { throw failure }
-        jobs.append(Job(template: template, page: page, context: context, path: path))
+        jobs.append(Job(make: documents, paths: paths))
         // Only workers wait while the caller submits: one of them is enough for one job.
         if idle > 0 { condition.signal() }
     }
@@ -145,13 +152,11 @@ final class RenderQueue: @unchecked Sendable {
             if submitterWaits && jobs.count <= capacity / 2 { condition.broadcast() }
             condition.unlock()
             do {
-                let page = try templates.render(job.template, context: job.context(worker), knownNames: knownNames,
-                                                recordNames: recordNames, page: job.page, site: site)
-                try writer.write(page, to: job.path)
+                for (text, path) in zip(try job.make(worker), job.paths) { try writer.write(text, to: path) }
             } catch {
                 condition.lock()
                 // A template a record's value chose is named with the page, so that the record can be found.
-                if failure == nil { failure = (error as? TemplateError)?.onPage(job.path) ?? error }
+                if failure == nil { failure = (error as? TemplateError)?.onPage(job.paths[0]) ?? error }
                 jobs.removeAll()
                 condition.broadcast()
                 condition.unlock()
