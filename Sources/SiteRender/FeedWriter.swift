@@ -273,20 +273,51 @@ public func escapeXML(_ text: String) -> String {
 /// `text` as a JSON string literal; `escapingHTML` also escapes `<`, `>`, `&`, U+2028 and U+2029 as
 /// `\u003c`… so that it can stand inside an HTML `<script>` element.
 func jsonString(_ text: String, escapingHTML: Bool = false) -> String {
-    var escaped = "\""
-    escaped.reserveCapacity(text.utf8.count + 2)
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": escaped += "\\\""
-        case "\\": escaped += "\\\\"
-        case "\n": escaped += "\\n"
-        case "\r": escaped += "\\r"
-        case "\t": escaped += "\\t"
-        case _ where scalar.value < 0x20 || escapingHTML && ["<", ">", "&", "\u{2028}", "\u{2029}"].contains(scalar):
-            let hex = String(scalar.value, radix: 16)
-            escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: escaped.unicodeScalars.append(scalar)
+    var text = text
+    // Byte by byte, as `escapeXML`: what is escaped is ASCII, or U+2028 and U+2029 (E2 80 A8, E2 80 A9).
+    return text.withUTF8 { bytes in
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + bytes.count / 16 + 2)
+        output.append(UInt8(ascii: "\""))
+        var copied = 0, index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            var length = 1
+            // Escaped as a backslash and this letter, else as `\u` and four hexadecimal digits.
+            var letter: UInt8?
+            var code: UInt32 = 0
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): letter = byte
+            case UInt8(ascii: "\n"): letter = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): letter = UInt8(ascii: "r")
+            case UInt8(ascii: "\t"): letter = UInt8(ascii: "t")
+            case 0..<0x20: code = UInt32(byte)
+            case UInt8(ascii: "<") where escapingHTML, UInt8(ascii: ">") where escapingHTML, UInt8(ascii: "&") where escapingHTML:
+                code = UInt32(byte)
+            case 0xE2 where escapingHTML && index + 2 < bytes.count && bytes[index + 1] == 0x80
+                && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                code = 0x2028 + UInt32(bytes[index + 2] - 0xA8)
+                length = 3
+            default:
+                index += 1
+                continue
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<index]))
+            output.append(UInt8(ascii: "\\"))
+            if let letter {
+                output.append(letter)
+            } else {
+                output.append(UInt8(ascii: "u"))
+                for shift in stride(from: 12, through: 0, by: -4) { output.append(hexDigits[Int(code >> UInt32(shift) & 0xF)]) }
+            }
+            index += length
+            copied = index
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
+        output.append(UInt8(ascii: "\""))
+        return String(decoding: output, as: UTF8.self)
     }
-    return escaped + "\""
 }
+
+/// Lower-case hexadecimal digits, as `\u00e9` writes them.
+private let hexDigits = Array("0123456789abcdef".utf8)

@@ -562,6 +562,42 @@ final class FeedWriterTests: XCTestCase {
         XCTAssertEqual(escapeXML("x\u{EF}\u{BF}"), "x\u{EF}\u{BF}", "ï¿ is two characters, not half of U+FFFE")
     }
 
+    /// A JSON string literal escapes the quote, the backslash and control characters (and, for a `<script>`,
+    /// `< > &`, U+2028 and U+2029), whatever surrounds them, and parses back to the text: random strings
+    /// against a plain scalar-by-scalar oracle, in both modes.
+    func testJSONStringsEscapeExactlyWhatJSONAndScriptElementsNeed() throws {
+        func oracle(_ text: String, _ html: Bool) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20 || html && ["<", ">", "&", "\u{2028}", "\u{2029}"].contains(scalar):
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        // Neighbours of the bytes looked for: U+2027 and U+202A share two of U+2028's three bytes.
+        let alphabet: [Unicode.Scalar] = ["a", " ", "\"", "\\", "/", "<", ">", "&", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é",
+                                          "\u{2027}", "\u{2028}", "\u{2029}", "\u{202A}", "\u{E2}", "\u{1F600}"]
+        var random = SeededGenerator(seed: 38)
+        for _ in 0..<2_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...12, using: &random) { text.unicodeScalars.append(alphabet.randomElement(using: &random)!) }
+            for html in [false, true] {
+                let literal = jsonString(text, escapingHTML: html)
+                XCTAssertEqual(literal, oracle(text, html), "\(text.unicodeScalars.map { String($0.value, radix: 16) }), html \(html)")
+                XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(literal.utf8), options: .fragmentsAllowed) as? String, text)
+            }
+        }
+    }
+
     /// Readers tell an edited entry by its update date: an entry's own, else its publication date, never
     /// another entry's; the feed's is the latest of them.
     func testAnEntrysUpdateDateIsItsOwn() throws {
