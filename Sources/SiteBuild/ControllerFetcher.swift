@@ -12,7 +12,8 @@ struct ControllerFetcher {
     let database: Database
     /// What the load changed, for the controllers to catch up with from their cached results.
     let changes: Changeset
-    /// Saves the controllers' cached results on a thread of its own; without one, they are saved by `fetch`.
+    /// Saves the controllers' cached results on a thread of its own; without one, each controller saves its
+    /// own after a fresh fetch, and `saveCache(of:)` after its pages are rendered.
     let cacheWriter: CacheWriter?
     /// Told how a fetch without a cache to restore is coming along.
     var progress: ((RenderProgress) -> Void)?
@@ -55,7 +56,9 @@ struct ControllerFetcher {
     /// read on another thread, is not ready yet). A build whose load was quick (a watch's, which knows the
     /// files that changed) otherwise waits for the plan with a core idle, then restores them: at 100,000
     /// records a fifth of a watch's build. Only with a cache writer, so that fetching writes nothing here.
-    /// A fetch that fails is left for its listing to make again, and report in its place.
+    /// A fetch that fails is left for its listing to make again, and report in its place. Each controller
+    /// made holds its results until its listing takes it, where one listing's were alive at a time: the
+    /// benchmark site's round (four controllers) peaked within the noise of before (decisions.md, 38).
     func fetchAhead(while goOn: () -> Bool) {
         guard cacheWriter != nil else { return }
         for fetch in config.listings.map({ listingFetch($0).fetch }) + config.collections.compactMap(detailFetch) {
@@ -160,7 +163,7 @@ struct ControllerFetcher {
     }
 
     /// The controllers made ahead, shared by the copies of the fetcher (a renderer's and its builder's).
-    private final class Ahead: @unchecked Sendable {
+    private final class Ahead {
         // Used from the build's thread only.
         private var made: [String: (ResultsController, Delta?)] = [:]
         private(set) var taken = 0

@@ -497,7 +497,9 @@ struct PageRenderer {
                             rows: @escaping (RenderQueue.Worker) throws -> [Row], presenter: RecordPresenter) throws
     {
         let collection = presenter.collection
-        let absolute = { (path: String) in self.config.baseURL + Self.urlPath(path.drop { $0 == "/" }) }
+        // The worker's closure takes these, not the renderer, whose plan and controllers are this thread's.
+        let (baseURL, siteTitle, body) = (config.baseURL, config.title, body)
+        let absolute = { (path: String) in baseURL + Self.urlPath(path.drop { $0 == "/" }) }
         let listingURL = absolute(paginator.path(ofPage: page))
         let hasField = { (name: String) in collection.fields.contains { $0.name == name } }
         let updatedField = collection.fields.contains { $0.name == "updated" && ($0.type == .date || $0.type == .datetime) } ? "updated" : nil
@@ -506,7 +508,7 @@ struct PageRenderer {
             let detailPath = presenter.detailPath(row)
             let link = detailPath.map(absolute)
             // An entry's id stays as it was before links were encoded: a changed id is a new entry to a reader.
-            let id = detailPath.map { config.baseURL + $0.drop { $0 == "/" } }
+            let id = detailPath.map { baseURL + $0.drop { $0 == "/" } }
             let date = listing.feedDate.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
             // A record's update date, by the name feeds give it (a feed collection's own `updated`).
             let updated = updatedField.flatMap { row[$0]?.stringValue }.map { $0.count == 10 ? $0 + "T00:00:00Z" : $0 }
@@ -523,7 +525,7 @@ struct PageRenderer {
             // `summary` are plain text), so readers do not show its tags.
             let summary = hasField("summary") ? row["summary"]?.stringValue.map { collection.kind == .feed ? FeedParser.plainText(ofHTML: $0) : $0 } : nil
             return FeedContent.Entry(
-                id: id ?? config.baseURL + paginator.path(ofPage: page).drop { $0 == "/" } + "#"
+                id: id ?? baseURL + paginator.path(ofPage: page).drop { $0 == "/" } + "#"
                     + (key.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? key),
                 title: presenter.title(row), link: link ?? listingURL, date: date, updated: updated,
                 author: hasField("author") ? row["author"]?.stringValue : nil,
@@ -540,7 +542,7 @@ struct PageRenderer {
         // Made on a worker, as pages are: a stable archive has a feed per page, each with its rows' bodies,
         // and making them on this thread was most of a 100,000-record round (decisions.md, 38).
         try queue.submit(paths: feeds.map(\.path)) { worker in
-            var content = FeedContent(title: title, siteTitle: self.config.title, link: listingURL, entries: entries(try rows(worker)))
+            var content = FeedContent(title: title, siteTitle: siteTitle, link: listingURL, entries: entries(try rows(worker)))
             return feeds.map { feed in
                 content.archive = feed.archive
                 return FeedWriter.document(content, format: feed.format, selfURL: absolute(feed.path))

@@ -2,11 +2,11 @@ import Foundation
 import SiteRender
 import SiteStore
 
-/// Renders pages through their templates and writes them on worker threads, while the caller's thread
-/// plans the next pages: template rendering is most of a page's cost. The build's store connection
+/// Renders pages through their templates (and makes the feeds beside them) and writes them on worker
+/// threads, while the caller's thread plans the next pages: template rendering is most of a page's cost. The build's store connection
 /// stays on the caller's thread; a worker that reads rows does so on a read-only connection of its own.
 ///
-/// At most `capacity` pages wait, so memory stays bounded by pages, not by the site. The bound is wide
+/// At most `capacity` jobs (a page, or a page's feeds) wait, so memory stays bounded by pages, not by the site. The bound is wide
 /// (8,192): a list page waits as a few ids, and a caller that gets far ahead plans the next listing's pages
 /// while the workers render this one's (the 100,000-record mutation round: 2.83 s with 1,024, 2.43 s with
 /// 8,192, medians of six; a record page waits with its row, about 10 MB more at 10,000 records). A full queue lets
@@ -152,7 +152,10 @@ final class RenderQueue: @unchecked Sendable {
             if submitterWaits && jobs.count <= capacity / 2 { condition.broadcast() }
             condition.unlock()
             do {
-                for (text, path) in zip(try job.make(worker), job.paths) { try writer.write(text, to: path) }
+                let texts = try job.make(worker)
+                // A file planned and not written would be one the manifest lists and the folder lacks.
+                precondition(texts.count == job.paths.count, "\(job.paths[0]): \(texts.count) texts for \(job.paths.count) files")
+                for (text, path) in zip(texts, job.paths) { try writer.write(text, to: path) }
             } catch {
                 condition.lock()
                 // A template a record's value chose is named with the page, so that the record can be found.

@@ -57,9 +57,9 @@ public struct SiteBuilder {
         /// The most pages one sitemap file lists, the sitemaps protocol's limit; past it, `sitemap.xml` is
         /// an index of files of this many (tests make it small).
         var pagesPerSitemap = 50_000
-        /// How long the render plan's reading is held back (tests make it long, so that every controller
-        /// is fetched while the plan is read, as at 100,000 records).
-        var planReadingDelay: TimeInterval = 0
+        /// Whether the render plan waits to be read until the controllers are fetched (tests ask, so that
+        /// every controller is fetched ahead, as at 100,000 records).
+        var plansAfterFetchingAhead = false
         /// The files and folders (relative to the site, or absolute) changed since the last build whose load
         /// was committed, when the caller knows them all (a watch, from inotify): the load then looks only
         /// at sources there and at those that failed, not at every source's status. nil: it looks at all.
@@ -235,9 +235,12 @@ public struct SiteBuilder {
         // build with few changes spends on this thread. A dry run's load is an open transaction here, and
         // that connection still sees the manifest as committed, which is what it is.
         let output = outputDirectory
+        let fetchedAhead = options.plansAfterFetchingAhead ? DispatchSemaphore(value: 0) : nil
+        // A load that fails must not leave the plan's thread waiting.
+        defer { fetchedAhead?.signal() }
         let planning = BackgroundWork { [storeFile = storePath.path, full = options.full, verifies = options.verifiesOutput,
-                                      delay = options.planReadingDelay] () throws -> (Int, RenderPlan) in
-            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+                                      fetchedAhead] () throws -> (Int, RenderPlan) in
+            fetchedAhead?.wait()
             var previous = try SiteStore.pageManifest(in: Database(path: storeFile, readOnly: true))
             // The manifest describes the files of one folder as the last build left them: a build into another
             // folder, or into one emptied by hand (robots.txt is in every build), starts over.
@@ -270,6 +273,7 @@ public struct SiteBuilder {
                                             cacheWriter: cacheWriter)
         controllers.progress = onRenderProgress
         controllers.fetchAhead { !planning.isFinished }
+        fetchedAhead?.signal()
         let (previousCount, plan) = try planning.value()
         // A first build into a folder with files in it looks for those it did not make, at the end; into an
         // empty one (a benchmark's, a CI's), it walks nothing.

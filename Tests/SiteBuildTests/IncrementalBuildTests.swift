@@ -213,7 +213,7 @@ final class IncrementalBuildTests: XCTestCase {
         // At 100,000 records a watch's build reads its plan for 130 ms and makes the controllers meanwhile;
         // on this small site the plan is held back, so that every controller is made before it is ready.
         var ahead = SiteBuilder.Options()
-        ahead.planReadingDelay = 0.3
+        ahead.plansAfterFetchingAhead = true
         var random = SeededGenerator(seed: 38)
         var mutator = try SiteMutator(site: site, events: true)
         for step in 0..<12 {
@@ -228,17 +228,27 @@ final class IncrementalBuildTests: XCTestCase {
             XCTAssertEqual(next.deltas.filter { !$0.caughtUp }.map(\.name), [], "step \(step), \(change)")
             XCTAssertEqual(next.rendered.map(\.path), [], "step \(step), \(change)")
         }
-        // A query SQLite rejects fails its fetch ahead silently, and is reported at its line as without.
+        // A query SQLite rejects, on the second listing, stops the fetching ahead after the first, and is
+        // reported at its line before any page is written, as without.
         let config = site.appendingPathComponent("sitegen.yml")
         let text = try String(contentsOf: config, encoding: .utf8)
-        try text.replacingOccurrences(of: "    sort: [-closing_date, name]\n    pageSize: 20\n    path: /\n",
-                                      with: "    sort: [-closing_date, name]\n    where: closd > '2024'\n    pageSize: 20\n    path: /\n")
-            .write(to: config, atomically: true, encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
+        let states = try XCTUnwrap(lines.firstIndex(of: "  states:"))
+        XCTAssertEqual(lines[states + 1], "    from: banks")
+        var broken = lines
+        broken.insert("    where: closd > '2024'", at: states + 2)
+        try broken.joined(separator: "\n").write(to: config, atomically: true, encoding: .utf8)
+        let home = site.appendingPathComponent("output/index.html")
+        let homeBefore = try Data(contentsOf: home)
         XCTAssertThrowsError(try SiteBuilder(root: site).build(options: ahead)) { error in
-            // The steps' menu edits moved the listing's line.
-            let line = text.components(separatedBy: "\n").firstIndex(of: "  home:")! + 4
-            XCTAssertEqual("\(error)", "sitegen.yml:\(line):12: listing 'home': no such column: closd")
+            XCTAssertEqual("\(error)", "sitegen.yml:\(states + 3):12: listing 'states': no such column: closd")
         }
+        XCTAssertEqual(try Data(contentsOf: home), homeBefore)
+        // Fixed, the build after it catches up from the caches the last good build saved.
+        try text.write(to: config, atomically: true, encoding: .utf8)
+        let fixed = try SiteBuilder(root: site).build(options: ahead)
+        XCTAssertEqual(fixed.deltas.filter { !$0.caughtUp }.map(\.name), [])
+        XCTAssertEqual(fixed.rendered.map(\.path), [])
     }
 
     func testAListingThatRebuildsItsCollectionsTableStartsTheOtherListingsAfresh() throws {
