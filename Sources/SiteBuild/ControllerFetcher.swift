@@ -141,7 +141,10 @@ struct ControllerFetcher {
                      mark: primary?.marks["sort"] ?? collection.detail?.marks[""], step: "detail pages of \(collection.name)")
     }
 
-    /// The fields of `collection` that `listing`'s templates never show, which its rows are read without.
+    /// The fields a listing's pages never show, which its rows are read without (a Markdown body is most
+    /// of a record, and a list page seldom shows it): named nowhere in its template, partials and layouts,
+    /// and not needed for a record's link or title. Listings with Markdown pages read every field; a page's
+    /// feeds read every field again (`rowReading(in:allProperties:)`).
     func unshownFields(of listing: ListingConfig, collection: CollectionConfig) -> [String] {
         guard !listing.writesMarkdown else { return [] }
         // A tag can only reach a field by naming it.

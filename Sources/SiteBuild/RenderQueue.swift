@@ -3,17 +3,18 @@ import SiteRender
 import SiteStore
 
 /// Renders pages through their templates (and makes the feeds beside them) and writes them on worker
-/// threads, while the caller's thread plans the next pages: template rendering is most of a page's cost. The build's store connection
-/// stays on the caller's thread; a worker that reads rows does so on a read-only connection of its own.
+/// threads, while the caller's thread plans the next pages: template rendering is most of a page's cost.
+/// The build's store connection stays on the caller's thread; a worker that reads rows does so on a
+/// read-only connection of its own.
 ///
-/// At most `capacity` jobs (a page, or a page's feeds) wait, so memory stays bounded by pages, not by the site. The bound is wide
-/// (8,192): a list page waits as a few ids, and a caller that gets far ahead plans the next listing's pages
-/// while the workers render this one's (the 100,000-record mutation round: 2.83 s with 1,024, 2.43 s with
-/// 8,192, medians of six; a record page waits with its row, about 10 MB more at 10,000 records). A full queue lets
-/// its caller go on only once half of it is taken, and a worker is woken only when one is idle: a wake-up
-/// for every page was a million `futex` calls in a 100,000-record build. The first error
-/// a worker meets (a template error, a file that cannot be written) is thrown by the next `submit` or by
-/// `finish`, and no page is submitted after it.
+/// At most `capacity` jobs (a page, or a page's feeds) wait, so memory stays bounded by pages, not by the
+/// site. The bound is wide (8,192): a list page waits as a few ids, and a caller that gets far ahead plans
+/// the next listing's pages while the workers render this one's (the 100,000-record mutation round: 2.83 s
+/// with 1,024, 2.43 s with 8,192, medians of six; a record page waits with its row, about 10 MB more at
+/// 10,000 records). A full queue lets its caller go on only once half of it is taken, and a worker is woken
+/// only when one is idle: a wake-up for every page was a million `futex` calls in a 100,000-record build.
+/// The first error a worker meets (a template error, a file that cannot be written) is thrown by the next
+/// `submit` or by `finish`, and no page is submitted after it.
 final class RenderQueue: @unchecked Sendable {
     private struct Job {
         /// Makes the files' texts on the worker, one for each of `paths`: reading and presenting rows,

@@ -553,8 +553,7 @@ final class FeedWriterTests: XCTestCase {
                                           "\u{7F}", "é", "\u{FFFD}", "\u{FFFE}", "\u{FFFF}", "\u{FFBE}", "\u{EFBF}", "\u{1F600}", "\u{10FFFF}"]
         var random = SeededGenerator(seed: 38)
         for _ in 0..<2_000 {
-            var text = ""
-            for _ in 0..<Int.random(in: 0...12, using: &random) { text.unicodeScalars.append(alphabet.randomElement(using: &random)!) }
+            let text = random.text(from: alphabet, maxLength: 12)
             XCTAssertEqual(escapeXML(text), oracle(text), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
         }
         XCTAssertEqual(escapeXML("plain text, nothing to do"), "plain text, nothing to do")
@@ -588,8 +587,7 @@ final class FeedWriterTests: XCTestCase {
                                           "\u{2027}", "\u{2028}", "\u{2029}", "\u{202A}", "\u{E2}", "\u{1F600}"]
         var random = SeededGenerator(seed: 38)
         for _ in 0..<2_000 {
-            var text = ""
-            for _ in 0..<Int.random(in: 0...12, using: &random) { text.unicodeScalars.append(alphabet.randomElement(using: &random)!) }
+            let text = random.text(from: alphabet, maxLength: 12)
             for html in [false, true] {
                 let literal = jsonString(text, escapingHTML: html)
                 XCTAssertEqual(literal, oracle(text, html), "\(text.unicodeScalars.map { String($0.value, radix: 16) }), html \(html)")

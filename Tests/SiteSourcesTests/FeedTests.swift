@@ -1,5 +1,6 @@
 import Foundation
 @testable import SiteSources
+import TestSupport
 import XCTest
 
 final class FeedTests: XCTestCase {
@@ -199,15 +200,9 @@ final class FeedTests: XCTestCase {
     func testALinksValueIsTrimmedOfWhatFoundationCallsWhitespace() {
         let alphabet: [Unicode.Scalar] = ["a", "/", " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{A0}", "\u{2003}", "\u{3000}", "\u{200B}",
                                           "\u{2028}", "\u{85}", "\u{301}", "é", "\u{1F600}"]
-        var state: UInt64 = 38
-        func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = SeededGenerator(seed: 38)
         for _ in 0..<3_000 {
-            var value = String.UnicodeScalarView()
-            for _ in 0..<next(8) { value.append(alphabet[next(alphabet.count)]) }
-            let text = String(value)
+            let text = random.text(from: alphabet, maxLength: 8)
             XCTAssertEqual(Array(HTMLLinks.trimmingSpaces(text).unicodeScalars), Array(text.trimmingCharacters(in: .whitespaces).unicodeScalars),
                            "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
         }

@@ -15,3 +15,13 @@ public struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension SeededGenerator {
+    /// A string of up to `maxLength` scalars drawn from `alphabet`: the characters a piece of text handling
+    /// looks for and their neighbours, mixed in every order.
+    public mutating func text(from alphabet: [Unicode.Scalar], maxLength: Int) -> String {
+        var scalars = String.UnicodeScalarView()
+        for _ in 0..<Int.random(in: 0...maxLength, using: &self) { scalars.append(alphabet.randomElement(using: &self)!) }
+        return String(scalars)
+    }
+}
