@@ -27,6 +27,9 @@ public struct SiteBuilder {
     public var onRenderProgress: ((RenderProgress) -> Void)?
     /// Told when another sitegen process is building this site: this build waits for it to finish.
     public var onWaitingForAnotherBuild: (() -> Void)?
+    /// What a `watch` or `serve` keeps between its builds (controllers, the manifest's index, the store's
+    /// connection); nil for a build that reads them from the store.
+    public var session: BuildSession?
 
     /// Prepares a build of the site at `root`; the output and store locations default to `output/` and `.sitegen/`.
     public init(root: URL, outputDirectory: URL? = nil, storePath: URL? = nil) {
@@ -181,11 +184,14 @@ public struct SiteBuilder {
             var copy = self
             copy.storePath = scratch.appendingPathComponent("store.sqlite")
             copy.plansOnACopy = true
+            copy.session = nil
             return try copy.build(options: options)
         }
         let lock = try BuildLock(beside: storePath, onWait: onWaitingForAnotherBuild)
         defer { withExtendedLifetime(lock) {} }
-        let store = try SiteStore(path: storePath.path)
+        // A plan's changes are taken back: the session's controllers would be ahead of the store.
+        let session = options.dryRun ? nil : session
+        let store = try session?.store(at: storePath.path) ?? SiteStore(path: storePath.path)
         var summary = BuildSummary(), loaded = false
         do {
             guard options.dryRun else { return try build(store: store, options: options, into: &summary, loaded: &loaded) }
@@ -195,8 +201,12 @@ public struct SiteBuilder {
             defer { try? store.database.execute("ROLLBACK") }
             return try build(store: store, options: options, into: &summary, loaded: &loaded)
         } catch let error as BuildError where loaded {
+            session?.reset()
             // What the load found is said too: the next build sees those sources unchanged and would not.
             throw BuildError.stopped(error, summary: summary)
+        } catch {
+            session?.reset()
+            throw error
         }
     }
 
@@ -239,27 +249,36 @@ public struct SiteBuilder {
         // A load that fails must not leave the plan's thread waiting.
         defer { fetchedAhead?.signal() }
         let planning = BackgroundWork { [storeFile = storePath.path, full = options.full, verifies = options.verifiesOutput,
-                                      fetchedAhead] () throws -> (Int, RenderPlan) in
+                                      fetchedAhead, session] () throws -> (Int, RenderPlan) in
             fetchedAhead?.wait()
-            var previous = try SiteStore.pageManifest(in: Database(path: storeFile, readOnly: true))
+            let database = try Database(path: storeFile, readOnly: true)
+            // A watch's index of the manifest its last build left, when no other build changed it since.
+            let kept = verifies ? nil : session?.manifest(stamped: try SiteStore.manifestStamp(in: database))
+            var previous = kept == nil ? try SiteStore.pageManifest(in: database) : (paths: [], records: [])
+            let fileCount = kept?.fileCount ?? previous.paths.count
             // The manifest describes the files of one folder as the last build left them: a build into another
             // folder, or into one emptied by hand (robots.txt is in every build), starts over.
             let renderAll: String? = full ? "full build requested" : interrupted ? "the last build did not finish"
-                : previous.paths.isEmpty ? "first build"
+                : fileCount == 0 ? "first build"
                 : lastFolder.map { $0 != folder } ?? false ? "another output folder than the last build's"
                 : !FileManager.default.fileExists(atPath: output.appendingPathComponent("robots.txt").path) ? "the output folder was emptied"
                 : nil
-            // A page that is not there is one the last build never made: rendered again as a new page.
+            // A page that is not there is one the last build never made: rendered again as a new page, so
+            // every page is looked at.
             if verifies && renderAll == nil { previous = Self.present(previous, in: output) }
-            return (previous.paths.count, RenderPlan(paths: previous.paths, entries: previous.records, renderAllReason: renderAll))
+            let manifest = kept ?? ManifestIndex(paths: previous.paths, entries: previous.records)
+            return (fileCount, RenderPlan(manifest: manifest, renderAllReason: renderAll, visitsEverything: verifies))
         }
         var changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
                                readingEverySource: options.full, into: &summary)
         loaded = true
-        // A build that stopped before publishing kept its load's changes: its pages are still to make.
+        // A build that stopped before publishing kept its load's changes: its pages are still to make, and
+        // the controllers' caches may be past them, so every page is looked at.
+        var changesPending = false
         if var pending = try store.pendingChanges() {
             pending.merge(changes)
             changes = pending
+            changesPending = true
         }
         let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
         clock.lap("load", into: &summary)
@@ -272,6 +291,7 @@ public struct SiteBuilder {
         var controllers = ControllerFetcher(config: config, templates: templates, database: store.database, changes: changes,
                                             cacheWriter: cacheWriter)
         controllers.progress = onRenderProgress
+        controllers.session = session
         controllers.fetchAhead { !planning.isFinished }
         fetchedAhead?.signal()
         let (previousCount, plan) = try planning.value()
@@ -322,6 +342,7 @@ public struct SiteBuilder {
         renderer.progress = onRenderProgress
         renderer.pagesPerSitemap = options.pagesPerSitemap
         var publishing = false
+        var planInputs: Int64 = 0
         do {
             do {
                 try controllers.checkListingQueries()
@@ -333,6 +354,12 @@ public struct SiteBuilder {
                     site.combine(item["url"] as? String ?? "")
                 }
                 renderer.siteFingerprint = site.signed
+                planInputs = planInputsFingerprint(config: config, site: site.signed, templates: templateFingerprints,
+                                                   pagesPerSitemap: options.pagesPerSitemap)
+                session?.check(inputs: planInputs)
+                // Only the pages the deltas name are looked at when the pages the last build left were made
+                // with these settings and templates, and its changes are all in the deltas.
+                if try options.dryRun || changesPending || store.state("plan-inputs") != String(planInputs) { plan.visitEverything() }
                 for listing in config.listings {
                     summary.deltas.append(try renderer.renderListing(listing, navigation: navigation, warnings: &summary.warnings))
                 }
@@ -396,7 +423,16 @@ public struct SiteBuilder {
         if strangersPossible {
             summary.warnings += strangers(in: writer)
         }
-        try store.updatePageManifest(changed: changed, removed: keptPaths.isEmpty ? removed : removed.filter { !keptPaths.contains($0) })
+        let removedFromManifest = keptPaths.isEmpty ? removed : removed.filter { !keptPaths.contains($0) }
+        let stamp = UUID().uuidString
+        // Pages left out for an address another page has, and files that could not be deleted, are looked for
+        // again by the next build, which then looks at every page: until the clash is fixed, or the file goes.
+        try store.updatePageManifest(changed: changed, removed: removedFromManifest, stamp: stamp,
+                                     planInputs: plan.collisionCount == 0 && undeletable.isEmpty ? String(planInputs) : "")
+        if let session {
+            plan.manifest.apply(changed: changed, removed: removedFromManifest)
+            session.keep(plan.manifest, stamp: stamp)
+        }
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
         if !leftHere.isEmpty {
             for name in Set([folder, absolute]) { try store.forgetFiles(ofFolder: name) }
@@ -415,6 +451,7 @@ public struct SiteBuilder {
         writer.spares?.trim()
         summary.rendered = plan.rendered
         summary.pagesKept = plan.kept
+        summary.pagesLookedAt = plan.pagesLookedAt
         summary.writtenPaths = writer.changed
         summary.pagesDeleted = summary.deletedPaths.count
         summary.pagesWritten = writer.written
@@ -623,5 +660,23 @@ final class BackgroundWork<Value>: @unchecked Sendable {
         done.wait()
         done.signal()
         return try result!.get()
+    }
+}
+
+extension SiteBuilder {
+    /// The fingerprint of everything besides the records that the pages are made of: the settings and the
+    /// menu (`site`), each listing's and collection's declaration, the templates, the sitemap's size. A build
+    /// whose fingerprint is the last build's looks only at the pages its deltas name.
+    func planInputsFingerprint(config: SiteConfig, site: Int64, templates: [String: Int64], pagesPerSitemap: Int) -> Int64 {
+        var fingerprint = Fingerprint()
+        fingerprint.combine(site)
+        fingerprint.combine(pagesPerSitemap)
+        for listing in config.listings { fingerprint.combine(listing.fingerprint) }
+        for collection in config.collections { fingerprint.combine(collection.fingerprint) }
+        for (name, template) in templates.sorted(by: { $0.key < $1.key }) {
+            fingerprint.combine(name)
+            fingerprint.combine(template)
+        }
+        return fingerprint.signed
     }
 }

@@ -77,11 +77,22 @@ extension SiteStore {
         return (paths, records)
     }
 
+    /// The stamp the manifest was last stored with (`updatePageManifest`), read on any connection to the store.
+    public static func manifestStamp(in database: Database) throws -> String? {
+        guard try database.tableExists("sitegen_state") else { return nil }
+        return try database.fetchValue("SELECT value FROM sitegen_state WHERE name = 'manifest-stamp'")?.stringValue
+    }
+
     /// Stores the manifest of a complete build as changes to the last one (`changed` entries written,
     /// `removed` paths dropped: O(pages that changed), not O(site)), and notes that the output folder is complete.
-    public func updatePageManifest(changed: [String: PageRecord], removed: [String]) throws {
+    /// `stamp` marks this state of the manifest (a watch that kept its index of the manifest trusts it while
+    /// the stamp is its own), and `planInputs` the settings and templates its pages were made with.
+    public func updatePageManifest(changed: [String: PageRecord], removed: [String], stamp: String? = nil, planInputs: String? = nil) throws {
         try transaction {
-            try database.execute("DELETE FROM sitegen_state WHERE name IN ('writing-output', 'pending-changes')")
+            try database.execute("DELETE FROM sitegen_state WHERE name IN ('writing-output', 'pending-changes', 'manifest-stamp', 'plan-inputs')")
+            let state = try database.cachedStatement("INSERT INTO sitegen_state (name, value) VALUES (?, ?)")
+            if let stamp { try state.execute([.text("manifest-stamp"), .text(stamp)]) }
+            if let planInputs { try state.execute([.text("plan-inputs"), .text(planInputs)]) }
             let delete = try database.cachedStatement("DELETE FROM sitegen_pages WHERE path = ?")
             for path in removed.sorted() { try delete.execute([.text(path)]) }
             let upsert = try database.cachedStatement(

@@ -5,34 +5,44 @@ import SiteStore
 /// place among the pages) are what the last complete build recorded is kept as it is; any other page is
 /// rendered, with the reason why. It also gathers what the build changes in the manifest it leaves.
 ///
-/// Every page's inputs are computed from the controllers' ids and versions (no rows read), and only the
-/// pages whose inputs changed are read and rendered. A kept page costs a mark in a bit array: the manifest
-/// is not rebuilt, only its changed and removed entries are written.
+/// A plan visits either every page (`visitsEverything`: a first or full build, an edited template or
+/// setting, a load whose changes an earlier failed build left) or only the pages the controllers' deltas
+/// name (`visit(_:)`): then a page of the last build that is not visited is kept as it is, unlooked at,
+/// and a visited one that is not planned again is gone. Fingerprints confirm the pages visited.
 final class RenderPlan: @unchecked Sendable {
     /// Why every page is rendered, when it is (no manifest, an interrupted build, `--full`).
     let renderAllReason: String?
-    private let paths: [String]
-    private let entries: [PageRecord]
-    private let index: [String: Int]
-    /// Per detail collection, record id to the index of its last page.
-    private let details: [String: [Int64: Int]]
+    /// Whether every page of the last build is visited, so that one not planned is gone; otherwise only
+    /// the pages `visit(_:)` names are, and the others are kept unseen.
+    private(set) var visitsEverything: Bool
+    let manifest: ManifestIndex
+    private var paths: [String] { manifest.paths }
+    private var entries: [PageRecord] { manifest.entries }
 
     private let lock = NSLock()
     private var seen: [Bool]
+    /// The slots of the last build visited by a plan that does not visit everything: the files that are
+    /// gone unless planned again (besides `manifest.otherSlots`, which every build visits).
+    private var visited = Set<Int>()
     private var changed: [String: PageRecord] = [:]
     private var renderedUnits: [BuildSummary.RenderedPage] = []
     private var keptPages = 0
     private var collisionNotes: [String] = []
     private var collidingPairs = Set<String>()
     private var addedFiles = 0
+    /// How many listing and detail pages had their inputs worked out: what a build driven by deltas keeps
+    /// to the pages its changes touch (a test counts them).
+    private(set) var pagesLookedAt = 0
+
+    /// Counts a listing or detail page whose inputs are worked out.
+    func lookAtPage() {
+        lock.withLock { pagesLookedAt += 1 }
+    }
     /// Why a page whose template fingerprint is now the key renders again, naming the files that changed
     /// (`template changed: pager.mustache`); set before any page is planned.
     var templateReasons: [Int64: String] = [:]
     /// Files planned that only send readers elsewhere (aliases): not pages of the sitemap.
     private var redirects = Set<String>()
-    /// The last build's redirects: an address that turned from a page into one, or back, changes the sitemap
-    /// though the files are the same.
-    private let previousRedirects: Set<String>
     private static let siteFiles: Set<String> = ["sitemap.xml", "robots.txt", "404.html"]
 
     /// Whether `path` is one of the files about the whole site (the sitemap and its parts, robots.txt,
@@ -42,43 +52,68 @@ final class RenderPlan: @unchecked Sendable {
     }
 
     /// Plans against the last manifest (`paths` and their `entries`); with `renderAllReason`, every page is rendered.
-    init(paths: [String], entries: [PageRecord], renderAllReason: String?) {
+    convenience init(paths: [String], entries: [PageRecord], renderAllReason: String?) {
+        self.init(manifest: ManifestIndex(paths: paths, entries: entries), renderAllReason: renderAllReason, visitsEverything: true)
+    }
+
+    /// Plans against `manifest`; with `renderAllReason`, every page is rendered, and with `visitsEverything`
+    /// every page is looked at.
+    init(manifest: ManifestIndex, renderAllReason: String?, visitsEverything: Bool) {
         self.renderAllReason = renderAllReason
-        self.paths = paths
-        self.entries = entries
-        var index: [String: Int] = [:], details: [String: [Int64: Int]] = [:], redirects = Set<String>()
-        index.reserveCapacity(paths.count)
-        for (offset, path) in paths.enumerated() {
-            index[path] = offset
-            if entries[offset].record != 0 {
-                details[entries[offset].owner, default: [:]][entries[offset].record] = offset
-            } else if entries[offset].owner.hasPrefix("alias ") {
-                redirects.insert(path)
-            }
-        }
-        previousRedirects = redirects
-        self.index = index
-        self.details = details
-        seen = Array(repeating: false, count: paths.count)
+        self.visitsEverything = visitsEverything || renderAllReason != nil
+        self.manifest = manifest
+        seen = Array(repeating: false, count: manifest.slotCount)
+    }
+
+    /// Looks at every page from now on: called before any page is planned, when the settings or templates
+    /// changed, or the changes are more than the deltas say.
+    func visitEverything() {
+        visitsEverything = true
     }
 
     /// The last build's entry for `path`.
     func previous(_ path: String) -> PageRecord? {
-        index[path].map { entries[$0] }
+        manifest.slot(of: path).map { entries[$0] }
+    }
+
+    /// Marks the last build's files at `slots` as visited by this build: unless planned again, they are gone.
+    /// (Nothing to do when the plan visits everything.)
+    func visit(_ slots: some Sequence<Int>) {
+        guard !visitsEverything else { return }
+        lock.withLock { visited.formUnion(slots) }
+    }
+
+    /// Marks the last build's files at `paths` (those it had) as visited by this build.
+    func visit(paths: some Sequence<String>) {
+        visit(paths.compactMap { manifest.slot(of: $0) })
+    }
+
+    /// Marks the last build's file at `slot` as planned by this build (called with the lock held).
+    private func markSeen(_ slot: Int) {
+        seen[slot] = true
+        if !visitsEverything { visited.insert(slot) }
+    }
+
+    /// Whether the last build's file at `slot` is looked at by this build (and so gone unless planned).
+    private func isVisited(_ slot: Int) -> Bool {
+        visitsEverything || visited.contains(slot) || manifest.otherSlots.contains(slot)
     }
 
     /// Looks up the last build's page of a record of `collection` by the record's id: its place in the
     /// manifest, path and entry. The collection's pages are found once, for a loop over all its records.
     func lastDetails(in collection: String) -> (Int64) -> (slot: Int, path: String, entry: PageRecord)? {
-        let slots = details[collection] ?? [:]
-        return { [paths, entries] id in slots[id].map { ($0, paths[$0], entries[$0]) } }
+        let manifest = manifest
+        return { id in manifest.detailSlot(in: collection, record: id).map { ($0, manifest.paths[$0], manifest.entries[$0]) } }
     }
 
     /// The places of the last build's pages of `collection`'s records, by record id.
-    func lastDetailSlots(in collection: String) -> [Int64: Int] { details[collection] ?? [:] }
+    func lastDetailSlots(in collection: String) -> [Int64: Int] { manifest.detailSlots(in: collection) }
+
+    /// The place of the last build's page of record `id` of `collection`.
+    func lastDetailSlot(in collection: String, record id: Int64) -> Int? { manifest.detailSlot(in: collection, record: id) }
 
     /// How many files the last manifest has: its places are `0..<slotCount`.
-    var slotCount: Int { paths.count }
+    var slotCount: Int { manifest.slotCount }
 
     /// What the file at `slot` of the last manifest was made from, as recorded.
     func recordedInputs(at slot: Int) -> PageInputs? { entries[slot].inputs }
@@ -88,14 +123,14 @@ final class RenderPlan: @unchecked Sendable {
     func keepIfUnclaimed(_ slot: Int) -> Bool {
         lock.withLock {
             guard !seen[slot] else { return false }
-            seen[slot] = true
+            markSeen(slot)
             keptPages += 1
             return true
         }
     }
 
     /// The place of `path` in the last manifest.
-    func slot(of path: String) -> Int? { index[path] }
+    func slot(of path: String) -> Int? { manifest.slot(of: path) }
 
     /// Whether the page made of `paths` (a page and the files written with it: its feeds, its Markdown
     /// twin) must be rendered, and then it is planned so; when not, their manifest entries carry over.
@@ -104,12 +139,19 @@ final class RenderPlan: @unchecked Sendable {
     func needsRender(_ paths: [String], inputs: PageInputs, about record: PageRecord, dirty: Bool = false,
                      explain: () -> String) -> Bool
     {
-        let slots = paths.map { index[$0] }
+        let slots = paths.map { manifest.slot(of: $0) }
+        lock.withLock {
+            // The last build's files of this very page are visited now: they are not another page's.
+            if !visitsEverything {
+                for slot in slots.compactMap({ $0 }) where Self.samePage(entries[slot], record) { visited.insert(slot) }
+            }
+        }
         // Two pages at one address would overwrite each other: the first planned keeps it.
         if let first = claimant(of: paths, at: slots) {
             let path = "/" + (paths[0].hasSuffix("index.html") ? String(paths[0].dropLast("index.html".count)) : paths[0])
             lock.withLock {
                 // Once per pair: a listing over another collides on every page they share.
+                collisionCount += 1
                 if collidingPairs.insert(Self.describe(record) + "\n" + first).inserted {
                     collisionNotes.append("\(Self.describe(record)) would be published at \(path), which \(first) already has; "
                                           + "give one of them another path")
@@ -125,17 +167,37 @@ final class RenderPlan: @unchecked Sendable {
         return true
     }
 
+    /// Keeps the last build's files at `paths` as they are, inputs and all, when it had them all: a page
+    /// whose data the changes did not touch. Says whether it did.
+    func keepAsItWas(_ paths: [String]) -> Bool {
+        let slots = paths.compactMap { manifest.slot(of: $0) }
+        guard slots.count == paths.count else { return false }
+        return lock.withLock {
+            guard slots.allSatisfy({ !seen[$0] && entries[$0].inputs != nil }) else { return false }
+            for slot in slots { markSeen(slot) }
+            keptPages += 1
+            return true
+        }
+    }
+
     /// Takes back the file at `path`, planned (rendered or kept) but where this build has a folder holding
     /// `child`: a file and a folder cannot share an address, and the file, planned after the pages (a static
     /// file, a bundle's file, an alias), is the one left out, with an error naming both.
     func withdraw(_ path: String, folderOf child: String) {
         lock.withLock {
-            let record = changed.removeValue(forKey: path) ?? index[path].map { entries[$0] }
-            if let slot = index[path] { seen[slot] = false } else { addedFiles -= 1 }
+            let slot = manifest.slot(of: path)
+            let record = changed.removeValue(forKey: path) ?? slot.map { entries[$0] }
+            if let slot {
+                seen[slot] = false
+                if !visitsEverything { visited.insert(slot) }
+            } else {
+                addedFiles -= 1
+            }
             let rendered = renderedUnits.count
             renderedUnits.removeAll { $0.path == path }
             // A file left out is one of a static file's, a bundle's or an alias's, each a page of one file.
-            if renderedUnits.count == rendered, index[path] != nil { keptPages = max(0, keptPages - 1) }
+            if renderedUnits.count == rendered, slot != nil { keptPages = max(0, keptPages - 1) }
+            collisionCount += 1
             collisionNotes.append("\(record.map(Self.describe) ?? path) would be published at /\(path), where this build has the folder "
                                   + "of /\(child); give one of them another path")
         }
@@ -143,7 +205,7 @@ final class RenderPlan: @unchecked Sendable {
 
     /// What page of this build already has one of `paths`, e.g. `listing 'news'`; nil when none has.
     func claimant(of paths: [String]) -> String? {
-        claimant(of: paths, at: paths.map { index[$0] })
+        claimant(of: paths, at: paths.map { manifest.slot(of: $0) })
     }
 
     /// What page of this build already has the last manifest's file at `slot`; nil when none has.
@@ -155,9 +217,10 @@ final class RenderPlan: @unchecked Sendable {
     private func claimant(of paths: [String], at slots: [Int?]) -> String? {
         lock.withLock {
             for (path, slot) in zip(paths, slots) {
-                // A file of the last build is planned when seen; a new one when it has a manifest entry.
+                // A file of the last build is planned when seen, or kept unseen when not visited; a new one
+                // when it has a manifest entry.
                 let record: PageRecord?
-                if let slot { record = seen[slot] ? changed[path] ?? entries[slot] : nil } else { record = changed[path] }
+                if let slot { record = seen[slot] || !isVisited(slot) ? changed[path] ?? entries[slot] : nil } else { record = changed[path] }
                 if let record { return Self.describe(record) }
             }
             return nil
@@ -166,6 +229,20 @@ final class RenderPlan: @unchecked Sendable {
 
     /// Pages that were not published because another page of the build has their address, one message each.
     var collisions: [String] { lock.withLock { collisionNotes } }
+
+    /// How many pages were left out for an address another page has (detail pages report their own).
+    private(set) var collisionCount = 0
+
+    /// Counts a detail page left out for an address another page has: the next build looks at every page,
+    /// so that the clash is found and reported again until it is fixed.
+    func noteCollision() {
+        lock.withLock { collisionCount += 1 }
+    }
+
+    /// Whether two manifest entries are of one page (the same listing page, record or file).
+    private static func samePage(_ a: PageRecord, _ b: PageRecord) -> Bool {
+        a.owner == b.owner && a.section == b.section && a.page == b.page && a.record == b.record
+    }
 
     private static func describe(_ record: PageRecord) -> String {
         record.owner.isEmpty ? "a file of the site's own"
@@ -197,7 +274,7 @@ final class RenderPlan: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for slot in slots {
-            seen[slot] = true
+            markSeen(slot)
             if entries[slot].inputs != inputs {
                 var entry = entries[slot]
                 entry.inputs = inputs
@@ -217,15 +294,22 @@ final class RenderPlan: @unchecked Sendable {
         renderedUnits.append(BuildSummary.RenderedPage(path: paths[0], reason: reason))
         for path in paths {
             changed[path] = entry
-            if let slot = index[path] { seen[slot] = true } else { addedFiles += 1 }
+            if let slot = manifest.slot(of: path) { markSeen(slot) } else { addedFiles += 1 }
         }
+    }
+
+    /// The last build's files this build visited and did not plan: gone (O(visited), or O(site) when it
+    /// visits everything).
+    private func unplannedSlots() -> [Int] {
+        let candidates: [Int] = visitsEverything ? Array(manifest.paths.indices) : Array(visited.union(manifest.otherSlots))
+        return candidates.filter { manifest.live[$0] && !seen[$0] }
     }
 
     /// Whether the pages planned so far are not the files the last build left: some are new, or some of
     /// those (other than the site files, planned after the pages) are gone.
     func pageSetChanged() -> Bool {
         lock.withLock {
-            addedFiles > 0 || redirects != previousRedirects || seen.indices.contains { !seen[$0] && !Self.isSiteFile(paths[$0]) }
+            addedFiles > 0 || redirects != manifest.redirects || unplannedSlots().contains { !Self.isSiteFile(paths[$0]) }
         }
     }
 
@@ -233,16 +317,19 @@ final class RenderPlan: @unchecked Sendable {
     /// without listing them.
     func currentPageCount() -> Int {
         lock.withLock {
-            seen.indices.reduce(0) { $0 + (seen[$1] && paths[$1].hasSuffix("index.html") ? 1 : 0) }
-                + changed.keys.reduce(0) { $0 + (index[$1] == nil && $1.hasSuffix("index.html") ? 1 : 0) }
+            manifest.pageFileCount - unplannedSlots().reduce(0) { $0 + (paths[$1].hasSuffix("index.html") ? 1 : 0) }
+                + changed.keys.reduce(0) { $0 + (manifest.slot(of: $1) == nil && $1.hasSuffix("index.html") ? 1 : 0) }
                 - redirects.reduce(0) { $0 + ($1.hasSuffix("index.html") ? 1 : 0) }
         }
     }
 
-    /// Every file planned so far, kept or rendered, but for redirects.
+    /// Every file planned so far, kept or rendered, but for redirects (O(site): for the sitemap, when pages
+    /// came or went).
     func currentPaths() -> [String] {
         lock.withLock {
-            let all = seen.indices.filter { seen[$0] }.map { paths[$0] } + changed.keys.filter { index[$0] == nil }
+            let gone = Set(unplannedSlots())
+            let all = manifest.paths.indices.filter { manifest.live[$0] && !gone.contains($0) }.map { paths[$0] }
+                + changed.keys.filter { manifest.slot(of: $0) == nil }
             return redirects.isEmpty ? all : all.filter { !redirects.contains($0) }
         }
     }
@@ -256,8 +343,15 @@ final class RenderPlan: @unchecked Sendable {
 
     /// The pages rendered, with their reasons, in the order they were planned.
     var rendered: [BuildSummary.RenderedPage] { lock.withLock { renderedUnits } }
-    /// How many pages were kept without rendering.
-    var kept: Int { lock.withLock { keptPages } }
+    /// How many pages were kept without rendering: those looked at and found unchanged, and, when the plan
+    /// does not visit everything, the last build's pages it did not look at.
+    var kept: Int {
+        lock.withLock {
+            guard !visitsEverything else { return keptPages }
+            let looked = visited.union(manifest.otherSlots).reduce(0) { $0 + (manifest.live[$1] && manifest.isPage($1) ? 1 : 0) }
+            return keptPages + manifest.pageCount - looked
+        }
+    }
 
     /// What the build changes in the manifest: the entries rendered (with the hashes of the files written,
     /// or that would be, from `hashes`) or kept with new inputs, and the paths no page claims any more.
@@ -270,7 +364,7 @@ final class RenderPlan: @unchecked Sendable {
             for (path, hash) in hashes {
                 if let entry = result.index(forKey: path) { result.values[entry].hash = hash } else { result[path] = PageRecord(inputs: nil, hash: hash) }
             }
-            let removed = seen.indices.filter { !seen[$0] && result[paths[$0]] == nil }.map { paths[$0] }.sorted()
+            let removed = unplannedSlots().filter { result[paths[$0]] == nil }.map { paths[$0] }.sorted()
             return (result, removed)
         }
     }

@@ -17,6 +17,9 @@ struct ControllerFetcher {
     let cacheWriter: CacheWriter?
     /// Told how a fetch without a cache to restore is coming along.
     var progress: ((RenderProgress) -> Void)?
+    /// Where a `watch` keeps its controllers between builds: one kept there is caught up with the load's
+    /// changes, not restored from its cache.
+    var session: BuildSession?
     /// The controllers `fetchAhead` made, by cache name, until their listing or collection takes them.
     private let ahead = Ahead()
 
@@ -38,6 +41,9 @@ struct ControllerFetcher {
     func controller(for fetch: Fetch) throws -> (ResultsController, Delta?) {
         if let made = ahead.take(fetch.cacheName) { return made }
         do {
+            if let kept = session?.takeController(named: fetch.cacheName, serving: fetch.request, at: changes.baseGeneration) {
+                return (kept, try kept.apply(changes))
+            }
             let controller = try ResultsController(database: database, request: fetch.request, cacheName: fetch.cacheName)
             // With a cache writer, this connection writes nothing while pages render, so the workers'
             // connections, which read list pages' rows, see the store as it does.
@@ -153,6 +159,13 @@ struct ControllerFetcher {
         if let path = collection.detail?.path { needed.formUnion(PathPattern(path).placeholders) }
         needed.formUnion(collection.relationships.map(\.field))
         return collection.fields.map(\.name).filter { !needed.contains($0) }
+    }
+
+    /// Done with `controller` for this build: its cached results are saved if they changed, and it is kept
+    /// for the session's next build, or lets go of its results.
+    func finish(with controller: ResultsController) {
+        saveCache(of: controller)
+        if let session { session.keep(controller) } else { controller.releaseResults() }
     }
 
     /// Saves `controller`'s cached results if they changed: through the cache writer when there is one.

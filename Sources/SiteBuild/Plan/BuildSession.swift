@@ -1,0 +1,84 @@
+import Foundation
+import ResultsController
+import SiteStore
+
+/// What `watch` and `serve` keep in memory from one build to the next, so that a save costs what it
+/// changes: the store's connection, the listings' results controllers (caught up with each load's
+/// changeset instead of restored from their caches) and the page manifest's index (brought up to date
+/// with each build's changes instead of read again).
+///
+/// A build that fails lets go of all of it: the next one starts from the store, as a new process would.
+/// Every piece is checked before it is trusted: a controller against its request and the store's
+/// generation, the manifest against the stamp the store's manifest carries (another process may have
+/// built the site in between).
+public final class BuildSession: @unchecked Sendable {
+    private let lock = NSLock()
+    private var store: SiteStore?
+    private var controllers: [String: ResultsController] = [:]
+    private var manifest: (index: ManifestIndex, stamp: String)?
+    /// The settings and templates the controllers were made for: any change lets go of them.
+    private var inputs: Int64?
+
+    /// An empty session: its first build reads everything from the store.
+    public init() {}
+
+    /// The store connection kept for the session at `path`, opened now if there is none.
+    func store(at path: String) throws -> SiteStore {
+        try lock.withLock {
+            if let store { return store }
+            let opened = try SiteStore(path: path)
+            store = opened
+            return opened
+        }
+    }
+
+    /// Lets go of the controllers when `fingerprint` (the build's settings and templates) is not the one
+    /// they were made under.
+    func check(inputs fingerprint: Int64) {
+        lock.withLock {
+            if inputs != fingerprint { controllers = [:] }
+            inputs = fingerprint
+        }
+    }
+
+    /// The kept controller cached as `name`, taken out of the session, when it serves `request` and its
+    /// results are those of `generation` (the generation the load's changes start from).
+    func takeController(named name: String, serving request: FetchRequest, at generation: Int64?) -> ResultsController? {
+        lock.withLock {
+            guard let controller = controllers.removeValue(forKey: name), controller.request == request,
+                  generation == nil || controller.resultsGeneration == generation else { return nil }
+            return controller
+        }
+    }
+
+    /// Keeps `controller` (which holds its results) for the next build.
+    func keep(_ controller: ResultsController) {
+        guard let name = controller.cacheName else { return }
+        lock.withLock { controllers[name] = controller }
+    }
+
+    /// The kept manifest index, when the store's manifest still carries `stamp`.
+    func manifest(stamped stamp: String?) -> ManifestIndex? {
+        lock.withLock {
+            guard let manifest, let stamp, manifest.stamp == stamp else { return nil }
+            return manifest.index
+        }
+    }
+
+    /// Keeps `index` as the manifest the store now holds, under `stamp`.
+    func keep(_ index: ManifestIndex, stamp: String) {
+        lock.withLock { manifest = (index, stamp) }
+    }
+
+    /// Lets go of everything: after a failed build, whose controllers may be ahead of the manifest.
+    func reset() {
+        lock.withLock {
+            controllers = [:]
+            manifest = nil
+            inputs = nil
+        }
+    }
+
+    /// How many controllers the session holds (for tests).
+    var controllerCount: Int { lock.withLock { controllers.count } }
+}

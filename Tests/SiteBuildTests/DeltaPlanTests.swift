@@ -1,0 +1,149 @@
+import Foundation
+import SiteStore
+@testable import SiteBuild
+import TestSupport
+import XCTest
+
+/// A build after a change looks at the pages the controllers' deltas name, not at every page, and still
+/// writes what a clean build writes; a watch's session (controllers and manifest kept in memory) too.
+final class DeltaPlanTests: XCTestCase {
+    private var work: URL!
+    private var site: URL { work.appendingPathComponent("site") }
+    private var clean: URL { work.appendingPathComponent("clean") }
+
+    override func setUpWithError() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var isFolder: ObjCBool = false
+        let memory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isFolder) && isFolder.boolValue
+            && FileManager.default.isWritableFile(atPath: "/dev/shm")
+        let base = memory ? URL(fileURLWithPath: "/dev/shm", isDirectory: true) : FileManager.default.temporaryDirectory
+        work = base.appendingPathComponent("sitegen-delta-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        for item in ["sitegen.yml", "content", "Templates"] {
+            try FileManager.default.copyItem(at: repository.appendingPathComponent(item), to: site.appendingPathComponent(item))
+        }
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    /// 10,000 banks in 50 states, the example site's listings (500 pages newest first, a section per
+    /// state, detail pages): one bank's notes edited is one listing page, one state's page and three detail
+    /// pages looked at (its own and its neighbours', which show its title), whatever the site's size.
+    func testAOneRecordEditLooksAtThePagesItTouchesNotEveryPage() throws {
+        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
+        var rows = ["name,city,state,cert,acquirer,closing_date,fund,notes"]
+        let states = (0..<50).map { String(UnicodeScalar(65 + $0 / 26)!) + String(UnicodeScalar(65 + $0 % 26)!) }
+        for number in 0..<10_000 {
+            let day = String(format: "20%02d-%02d-%02d", number % 24, number % 12 + 1, number % 28 + 1)
+            rows.append("Bank \(number),Town \(number % 300),\(states[number % 50]),\(100_000 + number),Acquirer,\(day),\(number),Notes of bank \(number).")
+        }
+        try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        let first = try SiteBuilder(root: site).build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        XCTAssertGreaterThan(first.pagesLookedAt, 10_000, "a first build looks at every page")
+
+        rows[4_321] = rows[4_321].replacingOccurrences(of: "Notes of bank", with: "New notes of bank")
+        try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        let edit = try SiteBuilder(root: site).build()
+        XCTAssertTrue(edit.succeeded, "\(edit.problems)")
+        XCTAssertLessThanOrEqual(edit.pagesLookedAt, 8, "pages looked at for one record's notes: \(edit.rendered)")
+        XCTAssertEqual(Set(edit.rendered.map(\.path)).count, edit.rendered.count)
+        XCTAssertLessThanOrEqual(edit.rendered.count, 5, "\(edit.rendered)")
+        XCTAssertTrue(edit.rendered.contains { $0.path.hasPrefix("banks/104320/") }, "the record's own page: \(edit.rendered)")
+
+        // Under a session (a watch's), the next edit looks at as few, from controllers kept in memory.
+        var watching = SiteBuilder(root: site)
+        watching.session = BuildSession()
+        XCTAssertTrue(try watching.build().succeeded)
+        rows[1_234] = rows[1_234].replacingOccurrences(of: "Notes of bank", with: "Other notes of bank")
+        try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        let kept = try watching.build()
+        XCTAssertTrue(kept.succeeded, "\(kept.problems)")
+        XCTAssertLessThanOrEqual(kept.pagesLookedAt, 8, "\(kept.rendered)")
+        XCTAssertEqual(watching.session?.controllerCount, 7, "every listing's and collection's controller is kept")
+        try assertSameAsCleanBuild("after two one-record edits")
+
+        // A record that moves to the top of the listing shifts every page of it, and of its state: every
+        // page of those is looked at, but not the other states' or the detail pages far from it.
+        rows[777] = "Bank 776,Town \(776 % 300),\(states[776 % 50]),100776,Acquirer,2099-12-31,776,Moved."
+        try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        let moved = try watching.build()
+        XCTAssertTrue(moved.succeeded, "\(moved.problems)")
+        XCTAssertLessThan(moved.pagesLookedAt, 1_000, "\(moved.pagesLookedAt) pages looked at")
+        try assertSameAsCleanBuild("after a record moved to the top")
+    }
+
+    /// A watch's builds (one session: controllers and manifest in memory) equal clean builds over random
+    /// changes, with a build of another process now and then (its changes must not be missed), a build
+    /// stopped by a template typo (the session starts over), and the session itself started again.
+    func testBuildsOfOneSessionEqualCleanBuildsOverRandomChanges() throws {
+        let seed = ProcessInfo.processInfo.environment["SITEGEN_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
+        let steps = ProcessInfo.processInfo.environment["SITEGEN_STEPS"].flatMap(Int.init) ?? 120
+        var random = SeededGenerator(seed: seed)
+        var mutator = try SiteMutator(site: site, events: true)
+        var watching = SiteBuilder(root: site)
+        watching.session = BuildSession()
+        XCTAssertTrue(try watching.build().succeeded)
+        var other = 0, stopped = 0, restarted = 0
+        for step in 1...steps {
+            let change = try mutator.mutate(using: &random)
+            let context = "seed \(seed) (SITEGEN_SEED=\(seed) replays it), step \(step): \(change)"
+            switch Int.random(in: 0..<12, using: &random) {
+            case 0:
+                // Another process builds this change; the session's next build must see the store moved on.
+                XCTAssertTrue(try SiteBuilder(root: site).build().succeeded, context)
+                _ = try mutator.mutate(using: &random)
+                other += 1
+            case 1:
+                let file = site.appendingPathComponent("Templates/list.mustache")
+                let text = try String(contentsOf: file, encoding: .utf8)
+                try (text + "{{no_such_value}}").write(to: file, atomically: true, encoding: .utf8)
+                XCTAssertThrowsError(try watching.build(), "\(context): a build with list.mustache broken")
+                try text.write(to: file, atomically: true, encoding: .utf8)
+                stopped += 1
+            case 2:
+                watching.session = BuildSession()
+                restarted += 1
+            default:
+                break
+            }
+            let summary = try watching.build()
+            XCTAssertTrue(summary.succeeded, "\(context): \(summary.problems)")
+            try assertSameAsCleanBuild(context)
+            if testRun?.failureCount ?? 0 > 0 { break }
+        }
+        print("session oracle: seed \(seed), \(steps) steps (\(other) with another process's build, \(stopped) stopped, \(restarted) restarts)")
+    }
+
+    private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try? FileManager.default.removeItem(at: clean)
+        try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
+        for item in ["sitegen.yml", "content", "Templates", "static"]
+        where FileManager.default.fileExists(atPath: site.appendingPathComponent(item).path) {
+            try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
+        }
+        _ = try SiteBuilder(root: clean).build()
+        let expected = try files(under: clean.appendingPathComponent("output"))
+        let actual = try files(under: site.appendingPathComponent("output"))
+        let missing = Set(expected.keys).subtracting(actual.keys).sorted()
+        let extra = Set(actual.keys).subtracting(expected.keys).sorted()
+        let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.sorted()
+        XCTAssertTrue(missing.isEmpty && extra.isEmpty && different.isEmpty,
+                      "\(context): missing \(missing.prefix(5)), extra \(extra.prefix(5)), different \(different.prefix(5))", file: file, line: line)
+    }
+
+    /// Every file under `root` with its bytes, and every folder (as `path/`, no bytes).
+    private func files(under root: URL) throws -> [String: Data] {
+        var found: [String: Data] = [:]
+        let prefix = root.standardizedFileURL.path + "/"
+        for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
+            found[isFolder.boolValue ? path + "/" : path] = isFolder.boolValue ? Data() : try Data(contentsOf: url)
+        }
+        return found
+    }
+}
