@@ -14,6 +14,8 @@ import SiteStore
 public final class BuildSession: @unchecked Sendable {
     private let lock = NSLock()
     private var store: SiteStore?
+    /// The device and inode of the file `store` opened.
+    private var storeFile: (UInt64, UInt64)?
     private var controllers: [String: ResultsController] = [:]
     private var manifest: (index: ManifestIndex, stamp: String)?
     /// The settings and templates the controllers were made for: any change lets go of them.
@@ -22,12 +24,22 @@ public final class BuildSession: @unchecked Sendable {
     /// An empty session: its first build reads everything from the store.
     public init() {}
 
-    /// The store connection kept for the session at `path`, opened now if there is none.
+    /// The store connection kept for the session at `path`, opened now if there is none, or if the file
+    /// the kept one reads is no longer the one at `path` (the store folder deleted, a `git clean`) or may
+    /// no longer be written: then the controllers and the manifest go with it, and the build opens the
+    /// store as a new process would (and fails as it would).
     func store(at path: String) throws -> SiteStore {
         try lock.withLock {
-            if let store { return store }
+            var status = stat()
+            let file = stat(path, &status) == 0 && access(path, W_OK) == 0 ? (UInt64(status.st_dev), UInt64(status.st_ino)) : nil
+            if let store, let file, let storeFile, file == storeFile { return store }
+            controllers = [:]
+            manifest = nil
+            inputs = nil
+            store = nil
             let opened = try SiteStore(path: path)
             store = opened
+            storeFile = stat(path, &status) == 0 ? (UInt64(status.st_dev), UInt64(status.st_ino)) : nil
             return opened
         }
     }
@@ -70,12 +82,15 @@ public final class BuildSession: @unchecked Sendable {
         lock.withLock { manifest = (index, stamp) }
     }
 
-    /// Lets go of everything: after a failed build, whose controllers may be ahead of the manifest.
+    /// Lets go of everything: after a failed build, whose controllers may be ahead of the manifest, and whose
+    /// connection may be what failed.
     func reset() {
         lock.withLock {
             controllers = [:]
             manifest = nil
             inputs = nil
+            store = nil
+            storeFile = nil
         }
     }
 
