@@ -1,6 +1,7 @@
 // Release benchmark of the results controller (issue 4): `swift run -c release ControllerBenchmark [rows]`.
 // Prints performFetch time for N rows sectioned by a 50-value key, apply times for 1, 100 and 10,000-row
-// changesets (median of several rounds), and memory.
+// changesets (median of several rounds), the restore of a cached snapshot and a one-row catch-up after
+// it (as a build does), and memory.
 import Foundation
 import ResultsController
 import SiteStore
@@ -108,6 +109,27 @@ for size in [1, 100, 10_000] {
     print(String(format: "apply of a %d-row changeset: median %.3f ms over %d rounds (last delta: %d row changes)",
                  size, median(times) * 1000, times.count, changed))
 }
+
+// A build's way: a new controller restores the cached snapshot, and catches up with one changed row.
+try ResultsController(database: database, request: request, cacheName: "bench").performFetch()
+var restoreTimes: [Double] = [], catchUpTimes: [Double] = []
+for _ in 0..<11 {
+    let restored = try ResultsController(database: database, request: request, cacheName: "bench")
+    restoreTimes.append(try seconds { try restored.performFetch() })
+    let id = Int64.random(in: 1...Int64(rowCount), using: &generator)
+    let changeset = try database.trackingChanges {
+        try database.execute("UPDATE records SET state = ?, version = version + 1 WHERE id = ?",
+                             [.text(states.randomElement(using: &generator)!), .integer(id)])
+    }.changeset
+    let catchingUp = try ResultsController(database: database, request: request, cacheName: "bench")
+    var delta: Delta?
+    catchUpTimes.append(try seconds { delta = try catchingUp.performFetch(catchingUpWith: changeset) })
+    precondition(delta != nil, "the cache was restored")
+    try catchingUp.persistCache()
+    try controller.apply(changeset)
+}
+print(String(format: "restore of the cached snapshot: median %.3f ms; restore and one-row catch-up: median %.3f ms (%d rounds)",
+             median(restoreTimes) * 1000, median(catchUpTimes) * 1000, restoreTimes.count))
 
 // The oracle, once: the controller after all those changesets equals a fresh fetch.
 let fresh = try ResultsController(database: database, request: request)

@@ -45,3 +45,30 @@ enum ByteCoding {
         return UInt64(littleEndian: word)
     }
 }
+
+extension ByteCoding {
+    /// FNV-1a, 64-bit: enough to tell damaged cache bytes (a disk's error, a hand's edit) from good ones.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    /// Appends the checksum of everything before it, as an 8-byte word.
+    static func appendChecksum(to bytes: inout [UInt8]) {
+        let sum = bytes.withUnsafeBytes { checksum($0) }
+        appendWord(sum, to: &bytes)
+    }
+
+    /// The bytes before a trailing checksum word, when the checksum matches them; `nil` otherwise.
+    static func verifiedBody(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard bytes.count >= 8 else { return nil }
+        var position = bytes.count - 8
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<position])
+        guard let stored = readWord(bytes, at: &position), stored == checksum(body) else { return nil }
+        return body
+    }
+}

@@ -122,6 +122,14 @@ struct CompiledRequest: Sendable {
             + "(SELECT \(Self.quoteColumn(relationship.targetKey)) FROM \(related) WHERE rowid IN (\(list)))"
     }
 
+    /// The ids of fetched-table rows whose `relationship` foreign key is one of `count` given keys: the
+    /// keys deleted related rows had. A lookup per key through an index on the foreign key, when it has one.
+    func referencingIDsQuery(_ relationship: Relationship, keyCount count: Int) -> String {
+        let table = quoteIdentifier(request.table)
+        let list = Array(repeating: "?", count: count).joined(separator: ",")
+        return "SELECT \(table).\(Self.quoteColumn(request.idColumn)) FROM \(table) WHERE \(table).\(Self.quoteColumn(relationship.foreignKey)) IN (\(list))"
+    }
+
     /// The ids of rows whose foreign key of `relationship` names no related row: after related rows are
     /// deleted, their keys cannot be read any more, and these are the rows that may have named them.
     func danglingIDsQuery(_ relationship: Relationship) -> String {
@@ -176,6 +184,9 @@ struct CompiledRequest: Sendable {
     func sameSection(_ lhs: SortKey, _ rhs: SortKey) -> Bool {
         request.sectionKey == nil || lhs.hasSameValue(at: sectionValueIndex, as: rhs)
     }
+
+    /// How many leading values of a key name and order its section (the rank, when declared, and the value).
+    var sectionOrderKeyCount: Int { sectionValueIndex + 1 }
 
     /// The part of a key that orders sections.
     func sectionOrderKey(of key: SortKey) -> SortKey {

@@ -12,8 +12,21 @@ extension ResultsController {
     /// reflect: a changeset was skipped, or this one was applied already) cannot be applied row by row: the
     /// results are fetched again and diffed against the old ones (O(n)), so that neither the delta nor the
     /// cache goes wrong; without a `versionColumn`, every row that stayed is then reported updated.
+    ///
+    /// Throws `cacheDamaged` when a chunk of a restored snapshot, read now for the first time, is damaged:
+    /// the results are then fetched again, and there is no delta from what the cache held.
     @discardableResult
     public func apply(_ changeset: Changeset) throws -> Delta {
+        do {
+            return try applyRows(changeset)
+        } catch is SnapshotDamage {
+            try refetchAfterDamage()
+            throw ResultsControllerError.cacheDamaged(name: cacheName ?? "")
+        }
+    }
+
+    /// `apply`, letting `SnapshotDamage` through to the caller, which fetches again.
+    func applyRows(_ changeset: Changeset) throws -> Delta {
         guard hasFetched else { throw ResultsControllerError.notFetched }
         // Refused at the first changeset, not before: a table without a key can still be listed.
         if let trackingProblem { throw trackingProblem }
@@ -50,12 +63,9 @@ extension ResultsController {
         // Rows whose sort key is unchanged keep their place among the others: they are anchors, never
         // moves, and an update when their content changed.
         var inPlace: [(id: Int64, oldOffset: Int)] = []
-        // Where each changed row was, found once: by its key when an index by id is kept, else in one pass.
-        let oldPlaces = keysByID.map { keys in
-            affected.reduce(into: [Int64: (offset: Int, entry: OrderedRows.Entry)]()) { found, id in
-                if let key = keys[id], let offset = rows.offset(ofKey: key, id: id) { found[id] = (offset, rows[offset]) }
-            }
-        } ?? rows.places(ofIDs: affected)
+        // Where each changed row was: by its fresh key when only its content changed, else through the
+        // index by id (O(log n) and one chunk decoded each, also just after a restore).
+        let oldPlaces = try rows.places(ofIDs: affected, keyHints: fresh.mapValues(\.key))
         for id in affected {
             let old = oldPlaces[id]?.entry, oldOffset = oldPlaces[id]?.offset, new = fresh[id]
             if let old, let new, let oldOffset, old.key == new.key {
@@ -63,7 +73,7 @@ extension ResultsController {
                     inPlace.append((id, oldOffset))
                 }
                 if old.version != new.version {
-                    rows.replace(at: oldOffset, with: new)
+                    try rows.replace(at: oldOffset, with: new)
                 }
                 continue
             }
@@ -79,21 +89,21 @@ extension ResultsController {
         guard !removals.isEmpty || !insertions.isEmpty || !inPlace.isEmpty else { return Delta() }
 
         let removedOffsets = removals.map(\.offset).sorted()
-        rows.remove(descendingOffsets: removedOffsets.reversed())
-        for removal in removals {
-            keysByID?[removal.entry.id] = nil
-            count(removal.entry, by: -1)
+        try rows.remove(descendingOffsets: removedOffsets.reversed())
+        for removal in removals { count(removal.entry, by: -1) }
+        try rows.insert(contentsOf: insertions)
+        for entry in insertions { count(entry, by: 1) }
+        do {
+            try rebuildSections()
+        } catch {
+            // Refused (two section values of one name): the results cannot be listed until the data changes.
+            releaseResults()
+            throw error
         }
-        rows.insert(contentsOf: insertions)
-        for entry in insertions {
-            keysByID?[entry.id] = entry.key
-            count(entry, by: 1)
-        }
-        rebuildSections()
         var insertedOffsets: [Int] = []
         insertedOffsets.reserveCapacity(insertions.count)
         for entry in insertions {
-            let offset = rows.offset(ofKey: entry.key, id: entry.id)!
+            guard let offset = try rows.offset(ofKey: entry.key, id: entry.id) else { throw SnapshotDamage() }
             insertedOffsets.append(offset)
             changes[entry.id, default: RowChangeRecord(id: entry.id)].new =
                 .init(offset: offset, section: compiled.sectionName(of: entry.key), version: entry.version)
@@ -148,14 +158,39 @@ extension ResultsController {
                 try statement.forEachRow(ids.map { .integer($0) }) { found($0.int64(at: 0)) }
             }
             if !changes.deleted.isEmpty && relationship.targetKey.lowercased() != "rowid" {
-                // A deleted row's key went with it: the rows that still name a missing key may have named it.
+                // A deleted row's key went with it: the rows that named it are found by the key the changeset
+                // recorded (through an index on the foreign key, O(log n) each). A changeset without the
+                // deleted values (read back from text) leaves the rows that name a missing key, a scan.
                 // (A rowid is the changeset's own name for the row, which the query above already used.)
-                let statement = try database.cachedStatement(compiled.danglingIDsQuery(relationship))
-                try statement.forEachRow([]) { found($0.int64(at: 0)) }
+                if let keys = try deletedKeys(of: relationship, in: changes) {
+                    for start in stride(from: 0, to: keys.count, by: Self.idsPerQuery) {
+                        let slice = Array(keys[start..<min(start + Self.idsPerQuery, keys.count)])
+                        let statement = try database.cachedStatement(compiled.referencingIDsQuery(relationship, keyCount: slice.count))
+                        try statement.forEachRow(slice) { found($0.int64(at: 0)) }
+                    }
+                } else {
+                    let statement = try database.cachedStatement(compiled.danglingIDsQuery(relationship))
+                    try statement.forEachRow([]) { found($0.int64(at: 0)) }
+                }
             }
         }
         if let own = changeset.tables[request.table] { shown.subtract(own.inserted.union(own.deleted)) }
         return (affected, shown)
+    }
+
+    /// The target keys the deleted rows of `relationship`'s table had, from the changeset's recorded values;
+    /// `nil` when it lacks a deleted row's values or the key column is not found.
+    private func deletedKeys(of relationship: Relationship, in changes: Changeset.TableChanges) throws -> [DatabaseValue]? {
+        guard changes.deleted.allSatisfy({ changes.deletedValues[$0] != nil }) else { return nil }
+        let columns = try database.cachedStatement("SELECT name FROM pragma_table_info(?) ORDER BY cid")
+            .fetchAll([.text(relationship.table)]).compactMap { $0["name"]?.stringValue?.lowercased() }
+        guard let column = columns.firstIndex(of: relationship.targetKey.lowercased()) else { return nil }
+        var keys = Set<DatabaseValue>()
+        for id in changes.deleted {
+            guard let values = changes.deletedValues[id], values.indices.contains(column) else { return nil }
+            if values[column] != .null { keys.insert(values[column]) }
+        }
+        return keys.sorted { $0.description < $1.description }
     }
 
     /// Results that missed a changeset, or were given one twice: fetched again and diffed, and current at

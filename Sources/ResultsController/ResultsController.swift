@@ -32,12 +32,9 @@ public final class ResultsController {
     let database: Database
     var compiled: CompiledRequest
     var rows: OrderedRows
-    /// Each row's sort key by id, made the first time a row is looked up by id and kept up to date from
-    /// then on; `nil` until then. A build restores hundreds of thousands of rows and looks up a few, which
-    /// `apply` finds in one pass over the rows instead.
-    var keysByID: [Int64: SortKey]?
-    var sectionCounts: [String: Int] = [:]
-    var sectionOrderKeys: [String: SortKey] = [:]
+    /// Each section's row count, by its order key (the leading values of its rows' keys: the rank when
+    /// declared, and the section key's value). Keyed by value, not by name: NULL and '' are two values.
+    var sectionCounts: [SortKey: Int] = [:]
     /// The sections, in order.
     public private(set) var sections: [SectionInfo] = []
     private(set) var hasFetched = false
@@ -105,13 +102,20 @@ public final class ResultsController {
     /// With a `cacheName`, a snapshot cached for the same request, schema and data generation is restored instead.
     public func performFetch() throws {
         if let cacheName,
-            let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: database.generation)
+            let header = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: database.generation)
         {
-            install(OrderedRows(ordering: compiled.ordering, chunks: restored.chunks, chunkIDs: restored.chunkIDs))
+            try install(restoring: header, name: cacheName)
             generation = database.generation
             return
         }
         try fetchAndCache()
+    }
+
+    /// Installs a restored header's rows and sections; chunks are decoded when first used.
+    private func install(restoring header: SnapshotHeader, name: String) throws {
+        let source = ChunkSource(database: database, name: name, keyCount: compiled.ordering.descriptors.count, ordering: compiled.ordering)
+        let rows = OrderedRows(ordering: compiled.ordering, header: header, source: source)
+        try install(rows, sections: request.sectionKey == nil ? nil : header.sections)
     }
 
     /// Restores the cached snapshot as it was before `changeset` and applies it, which costs O(k log n)
@@ -119,11 +123,15 @@ public final class ResultsController {
     @discardableResult
     public func performFetch(catchingUpWith changeset: Changeset) throws -> Delta? {
         if let cacheName, let base = changeset.baseGeneration,
-            let restored = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: base)
+            let header = try SnapshotCache(database: database).restore(name: cacheName, compiled: compiled, generation: base)
         {
-            install(OrderedRows(ordering: compiled.ordering, chunks: restored.chunks, chunkIDs: restored.chunkIDs))
+            try install(restoring: header, name: cacheName)
             generation = base
-            return try apply(changeset)
+            do {
+                return try applyRows(changeset)
+            } catch is SnapshotDamage {
+                // A chunk it needed was damaged: what the cache held is unknown, so there is no delta from it.
+            }
         }
         try fetchAndCache()
         return nil
@@ -134,7 +142,7 @@ public final class ResultsController {
 
     private func fetchAndCache() throws {
         let generation = database.generation
-        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
+        try install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
         self.generation = generation
         cacheIsStale = true
         if savesCacheAfterFetch { try persistCache() }
@@ -155,7 +163,7 @@ public final class ResultsController {
         } onCancel: {
             interrupter.interrupt()
         }
-        install(OrderedRows(ordering: compiled.ordering, sortedEntries: entries))
+        try install(OrderedRows(ordering: compiled.ordering, sortedEntries: entries))
         self.generation = generation
         cacheIsStale = true
         try persistCache()
@@ -176,60 +184,107 @@ public final class ResultsController {
         return entries
     }
 
-    func install(_ rows: OrderedRows) {
+    /// Installs `rows` with their sections: given (from a snapshot's header), or counted a run at a
+    /// time (the rows were fetched, and are all decoded). Throws when two section values share a name.
+    func install(_ rows: OrderedRows, sections restoredSections: [SnapshotHeader.Section]? = nil) throws {
         self.rows = rows
-        keysByID = nil
         sectionCounts = [:]
-        sectionOrderKeys = [:]
-        // Sections are contiguous runs in the sorted entries: count a run at a time, not a row at a time.
-        if request.sectionKey == nil {
-            if rows.count > 0 { sectionCounts[""] = rows.count }
-        } else {
-            var runKey: SortKey?, runName = "", runLength = 0
+        batchCache.removeAll()
+        hasFetched = false
+        if let restoredSections {
+            for section in restoredSections { sectionCounts[section.orderKey] = section.count }
+        } else if request.sectionKey != nil {
+            // Sections are contiguous runs in the sorted entries: count a run at a time, not a row at a time.
+            var runKey: SortKey?, runLength = 0
             for chunk in rows.chunks {
                 for entry in chunk {
                     if let key = runKey, compiled.sameSection(entry.key, key) {
                         runLength += 1
                         continue
                     }
-                    if runKey != nil { sectionCounts[runName, default: 0] += runLength }
-                    runName = compiled.sectionName(of: entry.key)
+                    if let key = runKey { sectionCounts[compiled.sectionOrderKey(of: key), default: 0] += runLength }
                     runKey = entry.key
                     runLength = 1
-                    if sectionOrderKeys[runName] == nil { sectionOrderKeys[runName] = compiled.sectionOrderKey(of: entry.key) }
                 }
             }
-            if runKey != nil { sectionCounts[runName, default: 0] += runLength }
+            if let key = runKey { sectionCounts[compiled.sectionOrderKey(of: key), default: 0] += runLength }
         }
-        rebuildSections()
-        batchCache.removeAll()
+        try rebuildSections()
         hasFetched = true
         checkInvariants()
     }
 
-    /// Every fetched id, in order (O(n): copy it once rather than per row).
-    public var fetchedIDs: [Int64] { rows.ids }
+    /// Every fetched id, in order (O(n), for a full build: a page's rows are `ids(in:)`).
+    public var fetchedIDs: [Int64] {
+        readingAfterDamage(orElse: []) { try ids(in: 0..<rows.count) }
+    }
 
-    /// Every fetched id with its version, in order (O(n), without the sort keys `snapshot` copies too).
+    /// Every fetched id with its version, in order (O(n), for a full build: a page's rows are
+    /// `ids(in:)` and `versions(in:)`; without the sort keys `snapshot` copies too).
     public var fetchedVersions: (ids: [Int64], versions: [Int64]) {
-        var ids: [Int64] = [], versions: [Int64] = []
-        ids.reserveCapacity(rows.count)
-        versions.reserveCapacity(rows.count)
-        for chunk in rows.chunks {
-            for entry in chunk {
-                ids.append(entry.id)
-                versions.append(entry.version)
+        readingAfterDamage(orElse: ([], [])) { (try ids(in: 0..<rows.count), try versions(in: 0..<rows.count)) }
+    }
+
+    /// The ids of the rows at `offsets` among all fetched rows, in order: O(offsets), decoding only the
+    /// cached chunks that hold them. Offsets past the results are left out.
+    public func ids(in offsets: Range<Int>) -> [Int64] {
+        entries(in: offsets) { $0.id }
+    }
+
+    /// The versions of the rows at `offsets` among all fetched rows, in order (0 without a version
+    /// column): O(offsets), as `ids(in:)`.
+    public func versions(in offsets: Range<Int>) -> [Int64] {
+        entries(in: offsets) { $0.version }
+    }
+
+    private func entries<T>(in offsets: Range<Int>, _ value: (OrderedRows.Entry) -> T) -> [T] {
+        let offsets = offsets.clamped(to: 0..<rows.count)
+        return readingAfterDamage(orElse: []) {
+            var values: [T] = []
+            values.reserveCapacity(offsets.count)
+            try rows.forEachSlice(in: offsets) { slice in for entry in slice { values.append(value(entry)) } }
+            return values
+        }
+    }
+
+    /// Runs `body`, which reads entries; when a cached chunk turns out damaged, fetches the results again
+    /// (the same rows, at the generation the cache was trusted for) and runs it once more. A read has no
+    /// delta to report: the rows it could not read were never shown. Failing that, `orElse`.
+    func readingAfterDamage<T>(orElse fallback: T, _ body: () throws -> T) -> T {
+        do {
+            return try body()
+        } catch {
+            do {
+                try refetchAfterDamage()
+                return try body()
+            } catch {
+                return fallback
             }
         }
-        return (ids, versions)
+    }
+
+    /// Replaces rows whose cached chunk was damaged by a fresh fetch, current at the database's generation
+    /// (a changeset from the results' own generation then catches up). When the fetch fails, the
+    /// controller is left unfetched.
+    func refetchAfterDamage() throws {
+        let generation = database.generation
+        do {
+            try install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: nil)))
+        } catch {
+            releaseResults()
+            throw error
+        }
+        if self.generation != generation { self.generation = generation }
+        cacheIsStale = true
     }
 
     /// How many rows the results hold.
     public var count: Int { rows.count }
 
-    /// The current results, with every row's sort key and version (O(n)).
+    /// The current results, with every row's sort key and version (O(n), for tests and full builds).
     public var snapshot: Snapshot {
         var keys: [SortKey] = [], versions: [Int64] = [], ids: [Int64] = []
+        readingAfterDamage(orElse: ()) { try rows.loadAll() }
         for chunk in rows.chunks {
             for entry in chunk {
                 ids.append(entry.id)
@@ -284,20 +339,10 @@ public final class ResultsController {
         return IndexPath(item: offset - sections[section].range.lowerBound, section: section)
     }
 
-    /// The position of the row with `id` among all fetched rows.
+    /// The position of the row with `id` among all fetched rows: O(log n) through the cache's index by
+    /// id after a restore (decoding one chunk), and through an index made at the first lookup after a fetch.
     public func offset(of id: Int64) -> Int? {
-        guard let key = indexedKeys()[id] else { return nil }
-        return rows.offset(ofKey: key, id: id)
-    }
-
-    /// `keysByID`, made now if it is not yet.
-    func indexedKeys() -> [Int64: SortKey] {
-        if let keysByID { return keysByID }
-        var keys: [Int64: SortKey] = [:]
-        keys.reserveCapacity(rows.count)
-        for chunk in rows.chunks { for entry in chunk { keys[entry.id] = entry.key } }
-        keysByID = keys
-        return keys
+        readingAfterDamage(orElse: nil) { try rows.places(ofIDs: [id])[id]?.offset }
     }
 
     /// The section holding `offset`: the last one starting at or before it (empty declared sections
@@ -344,7 +389,7 @@ public final class ResultsController {
         guard offsets.lowerBound >= 0, offsets.upperBound <= rows.count else {
             throw ResultsControllerError.indexPathOutOfRange(IndexPath(item: max(offsets.lowerBound, offsets.upperBound - 1), section: 0))
         }
-        let ids = offsets.map { rows[$0].id }
+        let ids = self.ids(in: offsets)
         guard !ids.isEmpty else { return RowReading(sql: "", ids: []) }
         if relatedColumns == nil { relatedColumns = try loadRelatedColumns() }
         let queryKey = allProperties ? -ids.count : ids.count
@@ -370,38 +415,50 @@ public final class ResultsController {
     // MARK: Sections
 
     func count(_ entry: OrderedRows.Entry, by amount: Int) {
-        let name = compiled.sectionName(of: entry.key)
-        let newCount = (sectionCounts[name] ?? 0) + amount
-        sectionCounts[name] = newCount == 0 ? nil : newCount
-        if amount > 0, sectionOrderKeys[name] == nil { sectionOrderKeys[name] = compiled.sectionOrderKey(of: entry.key) }
-        if newCount == 0 { sectionOrderKeys[name] = nil }
+        guard request.sectionKey != nil else { return }
+        let key = compiled.sectionOrderKey(of: entry.key)
+        let newCount = (sectionCounts[key] ?? 0) + amount
+        sectionCounts[key] = newCount == 0 ? nil : newCount
     }
 
-    func rebuildSections() {
-        guard request.sectionKey != nil else {
+    /// Orders the counted sections and names them. Two values with the same text are refused rather
+    /// than listed as two sections of one name: a site names a section's pages by it, so the second
+    /// would overwrite the first's, and nothing a table view keys by tells them apart (decisions.md §39a).
+    func rebuildSections() throws {
+        guard let sectionKey = request.sectionKey else {
             sections = rows.count > 0 ? [SectionInfo(name: "", range: 0..<rows.count)] : []
             return
         }
+        let keys = sectionCounts.keys.sorted { lhs, rhs in
+            if compiled.sectionPrecedes(lhs, rhs) { return true }
+            if compiled.sectionPrecedes(rhs, lhs) { return false }
+            return compiled.sectionName(of: lhs) < compiled.sectionName(of: rhs)
+        }
+        var named: [String: SortKey] = [:]
+        var entries: [(name: String, key: SortKey?, count: Int)] = []
+        for key in keys {
+            let name = compiled.sectionName(of: key)
+            if let other = named[name] {
+                let values = [other, key].map { $0.value(at: compiled.sectionOrderKeyCount - 1) }
+                throw ResultsControllerError.ambiguousSectionName(column: sectionKey, name: name, values: values)
+            }
+            named[name] = key
+            entries.append((name, key, sectionCounts[key] ?? 0))
+        }
         let declarations = request.sectionOrder ?? []
-        var orderKeys = sectionOrderKeys
         if request.showsEmptySections {
-            for (rank, declaration) in declarations.enumerated() where orderKeys[declaration.name] == nil {
-                orderKeys[declaration.name] = SortKey([.integer(Int64(rank)), .text(declaration.name)])
+            for (rank, declaration) in declarations.enumerated() where named[declaration.name] == nil {
+                let key = SortKey([.integer(Int64(rank)), .text(declaration.name)])
+                let place = entries.firstIndex { $0.key.map { compiled.sectionPrecedes(key, $0) } ?? false } ?? entries.count
+                entries.insert((declaration.name, key, 0), at: place)
             }
         }
-        let names = orderKeys.keys.sorted { lhs, rhs in
-            let (a, b) = (orderKeys[lhs]!, orderKeys[rhs]!)
-            if compiled.sectionPrecedes(a, b) { return true }
-            if compiled.sectionPrecedes(b, a) { return false }
-            return lhs < rhs
-        }
         var start = 0
-        sections = names.map { name in
-            let count = sectionCounts[name] ?? 0
-            let declaration = declarations.first { $0.name == name }
-            defer { start += count }
-            return SectionInfo(name: name, displayTitle: declaration?.displayTitle, indexTitle: declaration?.indexTitle,
-                               range: start..<(start + count))
+        sections = entries.map { entry in
+            let declaration = declarations.first { $0.name == entry.name }
+            defer { start += entry.count }
+            return SectionInfo(name: entry.name, displayTitle: declaration?.displayTitle, indexTitle: declaration?.indexTitle,
+                               range: start..<(start + entry.count))
         }
     }
 
@@ -464,9 +521,12 @@ public final class ResultsController {
         case (false, let generation?):
             return { try SnapshotCache(database: $0).advance(name: cacheName, to: generation) }
         case (_, let generation?):
-            let newChunks = rows.assignChunkIDs()
-            let compiled = compiled, rows = rows
-            return { try SnapshotCache(database: $0).save(name: cacheName, compiled: compiled, rows: rows, newChunks: newChunks, generation: generation) }
+            let newBlobs = rows.assignBlobIDs()
+            let contents = SnapshotCache.Contents(
+                epoch: rows.epoch, chunks: rows.summaries, newBlobs: newBlobs, movedIDs: rows.movedIDs,
+                sections: sectionCounts.map { SnapshotHeader.Section(orderKey: $0.key, count: $0.value) })
+            let compiled = compiled
+            return { try SnapshotCache(database: $0).save(name: cacheName, compiled: compiled, contents: contents, generation: generation) }
         case (_, nil):
             return { try SnapshotCache(database: $0).delete(name: cacheName) }
         }
@@ -481,10 +541,8 @@ public final class ResultsController {
     /// before it is used. A hundred thousand entries (each with its sort key) took a seventh of a build
     /// with nothing to render to free on the thread that renders.
     public func releaseResults() {
-        let results = (rows, keysByID, sectionOrderKeys)
+        let results = (rows, sectionCounts)
         rows = OrderedRows(ordering: compiled.ordering, sortedEntries: [])
-        keysByID = nil
-        sectionOrderKeys = [:]
         sectionCounts = [:]
         sections = []
         batchCache.removeAll()
@@ -517,7 +575,8 @@ public final class ResultsController {
     }
 
     /// Every listed row's place (offset, section, version), by id (O(n)).
-    private func currentPlaces() -> [Int64: RowChangeRecord.Place] {
+    private func currentPlaces() throws -> [Int64: RowChangeRecord.Place] {
+        try rows.loadAll()
         var places: [Int64: RowChangeRecord.Place] = [:]
         places.reserveCapacity(rows.count)
         var offset = 0
@@ -536,13 +595,13 @@ public final class ResultsController {
     func refetchAndDiff(updatedIDs: Set<Int64>, keysComparable: Bool, everyRowMayHaveChanged: Bool = false,
                         alsoUpdated: Set<Int64> = [], prepare: () -> Void = {}) throws -> Delta {
         let oldSections = sections
-        let oldPlaces = currentPlaces()
-        let oldKeys = indexedKeys()
+        let oldPlaces = try currentPlaces()
+        let oldKeys = keysByID()
         prepare()
         batchCache.removeAll()
-        install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
-        let newKeys = indexedKeys()
-        let newPlaces = currentPlaces()
+        try install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
+        let newKeys = keysByID()
+        let newPlaces = try currentPlaces()
         let comparesVersions = request.versionColumn != nil
         var candidates: [RowChangeRecord] = []
         var inPlace: [Delta.RowUpdate] = []
@@ -566,6 +625,14 @@ public final class ResultsController {
         return delta
     }
 
+    /// Every row's sort key by id, from decoded rows (O(n)).
+    private func keysByID() -> [Int64: SortKey] {
+        var keys: [Int64: SortKey] = [:]
+        keys.reserveCapacity(rows.count)
+        for chunk in rows.chunks { for entry in chunk { keys[entry.id] = entry.key } }
+        return keys
+    }
+
     /// Checks, in debug builds, that the ordered rows agree with the comparison and the sections with the counts.
     func checkInvariants() {
         #if DEBUG
@@ -581,7 +648,6 @@ public final class ResultsController {
             }
         }
         assert(sections.map(\.numberOfObjects).reduce(0, +) == rows.count)
-        assert(keysByID == nil || keysByID!.count == rows.count)
         #endif
     }
 }

@@ -66,6 +66,20 @@ extension Database {
         }
     }
 
+    /// A changeset's value (the session's own copy, valid while the iterator is on its row).
+    private static func databaseValue(_ value: OpaquePointer) -> DatabaseValue {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
+        case SQLITE_TEXT: return .text(sqlite3_value_text(value).map { String(cString: $0) } ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            guard count > 0, let bytes = sqlite3_value_blob(value) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return .null
+        }
+    }
+
     private static func changeset(of session: OpaquePointer) throws -> Changeset {
         var size: Int32 = 0
         var buffer: UnsafeMutableRawPointer?
@@ -98,7 +112,13 @@ extension Database {
             let table = String(cString: name)
             switch operation {
             case SQLITE_INSERT: tables[table, default: .init()].inserted.insert(id)
-            case SQLITE_DELETE: tables[table, default: .init()].deleted.insert(id)
+            case SQLITE_DELETE:
+                tables[table, default: .init()].deleted.insert(id)
+                tables[table, default: .init()].deletedValues[id] = (0..<columns).map { column in
+                    var old: OpaquePointer?
+                    sqlite3changeset_old(iterator, column, &old)
+                    return old.map(Self.databaseValue) ?? .null
+                }
             default: tables[table, default: .init()].updated.insert(id)
             }
         }

@@ -8,6 +8,12 @@ public struct Changeset: Sendable, Hashable {
         public var updated: Set<Int64> = []
         /// Ids of rows that are gone.
         public var deleted: Set<Int64> = []
+        /// The column values (in the table's column order) that deleted rows had, by id, as the session
+        /// recorded them: a row that referred to a deleted row by one of its keys is found by that key.
+        /// Only a tracked transaction fills it; `encoded` does not keep it, and a merge keeps a row's
+        /// first deleted values (its key before the changesets), even when the id is inserted again.
+        /// Not part of equality: it describes the deleted rows, not what changed.
+        public var deletedValues: [Int64: [DatabaseValue]] = [:]
 
         /// Makes the changes of one table.
         public init(inserted: Set<Int64> = [], updated: Set<Int64> = [], deleted: Set<Int64> = []) {
@@ -18,6 +24,16 @@ public struct Changeset: Sendable, Hashable {
 
         /// Whether nothing changed.
         public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+        public static func == (lhs: TableChanges, rhs: TableChanges) -> Bool {
+            lhs.inserted == rhs.inserted && lhs.updated == rhs.updated && lhs.deleted == rhs.deleted
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(inserted)
+            hasher.combine(updated)
+            hasher.combine(deleted)
+        }
     }
 
     /// Table name to its changes; tables with no change are absent.
@@ -46,6 +62,7 @@ public struct Changeset: Sendable, Hashable {
                 if merged.deleted.remove(id) != nil { merged.updated.insert(id) } else { merged.inserted.insert(id) }
             }
             for id in changes.updated where !merged.inserted.contains(id) { merged.updated.insert(id) }
+            for (id, values) in changes.deletedValues where merged.deletedValues[id] == nil { merged.deletedValues[id] = values }
             for id in changes.deleted {
                 if merged.inserted.remove(id) == nil { merged.deleted.insert(id) }
                 merged.updated.remove(id)
