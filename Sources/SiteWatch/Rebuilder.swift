@@ -84,7 +84,7 @@ public struct RebuildReport: Sendable {
     public var wroteFiles: Bool { (summary?.pagesWritten ?? 0) + (summary?.pagesDeleted ?? 0) > 0 }
 
     /// The one line a watch prints for this build, e.g.
-    /// `content/a.csv changed: built in 0.21 s: 6 pages rendered, 386 kept; 4 files written, 3 unchanged, 0 deleted`.
+    /// `content/a.csv changed: built in 0.012 s: 6 pages rendered, 386 kept; 4 files written, 3 unchanged, 0 deleted`.
     public var line: String {
         var cause = self.cause.map { $0 + ": " } ?? ""
         if !changedPaths.isEmpty {
@@ -94,7 +94,8 @@ public struct RebuildReport: Sendable {
         } else if !isFirst && self.cause == nil {
             cause = "tried again: "
         }
-        let time = String(format: "%.2f s", seconds)
+        // A save's build takes milliseconds: under a second, to the millisecond.
+        let time = String(format: seconds < 1 ? "%.3f s" : "%.2f s", seconds)
         guard let summary else {
             if failedOutsideTheSite {
                 return cause + "build failed in \(time), not for a file of the site; trying again every \(Int(WatchSession.retryInterval)) s"
