@@ -216,13 +216,13 @@ public final class ResultsController {
 
     /// Every fetched id, in order (O(n), for a full build: a page's rows are `ids(in:)`).
     public var fetchedIDs: [Int64] {
-        readingAfterDamage(orElse: []) { try ids(in: 0..<rows.count) }
+        readingAfterDamage(orElse: []) { ids(in: 0..<rows.count) }
     }
 
     /// Every fetched id with its version, in order (O(n), for a full build: a page's rows are
     /// `ids(in:)` and `versions(in:)`; without the sort keys `snapshot` copies too).
     public var fetchedVersions: (ids: [Int64], versions: [Int64]) {
-        readingAfterDamage(orElse: ([], [])) { (try ids(in: 0..<rows.count), try versions(in: 0..<rows.count)) }
+        readingAfterDamage(orElse: ([], [])) { (ids(in: 0..<rows.count), versions(in: 0..<rows.count)) }
     }
 
     /// The ids of the rows at `offsets` among all fetched rows, in order: O(offsets), decoding only the

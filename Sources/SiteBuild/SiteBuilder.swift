@@ -213,15 +213,20 @@ public struct SiteBuilder {
     private func build(store: SiteStore, options: Options, into summary: inout BuildSummary, loaded: inout Bool) throws -> BuildSummary {
         summary.dryRun = options.dryRun
         var clock = StageClock()
-        let config = try readConfig()
+        // A session's last settings and templates, when no change since was to sitegen.yml or Templates/.
+        let kept = session?.settings(unlessChanged: options.changedSources)
+        let config = try kept?.config ?? readConfig()
         try checkOutputFolder(for: config)
         let templates: TemplateSet
         do {
-            templates = try TemplateSet(directory: root.appendingPathComponent("Templates"), displayFolder: "Templates")
+            if let kept { templates = kept.templates } else {
+                templates = try TemplateSet(directory: root.appendingPathComponent("Templates"), displayFolder: "Templates")
+            }
             try templates.checkTransforms()
         } catch {
             throw BuildError.templates(error)
         }
+        session?.keep(config, templates)
         do {
             try config.checkTemplates(in: templates)
         } catch {
@@ -254,8 +259,11 @@ public struct SiteBuilder {
             let database = try Database(path: storeFile, readOnly: true)
             // A watch's index of the manifest its last build left, when no other build changed it since.
             let kept = verifies ? nil : session?.manifest(stamped: try SiteStore.manifestStamp(in: database))
-            var previous = kept == nil ? try SiteStore.pageManifest(in: database) : (paths: [], records: [])
-            let fileCount = kept?.fileCount ?? previous.paths.count
+            // Read in part, a row per page the plan asks about, unless it is to look at every page.
+            let partial = kept != nil || verifies || full || interrupted ? nil : try ManifestIndex(reading: SiteStore.ManifestReader(database: database))
+            let known = kept ?? partial
+            var previous = known == nil ? try SiteStore.pageManifest(in: database) : (paths: [], records: [])
+            let fileCount = known?.fileCount ?? previous.paths.count
             // The manifest describes the files of one folder as the last build left them: a build into another
             // folder, or into one emptied by hand (robots.txt is in every build), starts over.
             let renderAll: String? = full ? "full build requested" : interrupted ? "the last build did not finish"
@@ -266,7 +274,7 @@ public struct SiteBuilder {
             // A page that is not there is one the last build never made: rendered again as a new page, so
             // every page is looked at.
             if verifies && renderAll == nil { previous = Self.present(previous, in: output) }
-            let manifest = kept ?? ManifestIndex(paths: previous.paths, entries: previous.records)
+            let manifest = known ?? ManifestIndex(paths: previous.paths, entries: previous.records)
             return (fileCount, RenderPlan(manifest: manifest, renderAllReason: renderAll, visitsEverything: verifies))
         }
         var changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
@@ -425,14 +433,13 @@ public struct SiteBuilder {
         }
         let removedFromManifest = keptPaths.isEmpty ? removed : removed.filter { !keptPaths.contains($0) }
         let stamp = UUID().uuidString
+        plan.manifest.apply(changed: changed, removed: removedFromManifest)
         // Pages left out for an address another page has, and files that could not be deleted, are looked for
         // again by the next build, which then looks at every page: until the clash is fixed, or the file goes.
         try store.updatePageManifest(changed: changed, removed: removedFromManifest, stamp: stamp,
-                                     planInputs: plan.collisionCount == 0 && undeletable.isEmpty ? String(planInputs) : "")
-        if let session {
-            plan.manifest.apply(changed: changed, removed: removedFromManifest)
-            session.keep(plan.manifest, stamp: stamp)
-        }
+                                     planInputs: plan.collisionCount == 0 && undeletable.isEmpty ? String(planInputs) : "",
+                                     counts: plan.manifest.currentCounts)
+        session?.keep(plan.manifest, stamp: stamp)
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
         if !leftHere.isEmpty {
             for name in Set([folder, absolute]) { try store.forgetFiles(ofFolder: name) }

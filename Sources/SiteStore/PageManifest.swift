@@ -87,12 +87,17 @@ extension SiteStore {
     /// `removed` paths dropped: O(pages that changed), not O(site)), and notes that the output folder is complete.
     /// `stamp` marks this state of the manifest (a watch that kept its index of the manifest trusts it while
     /// the stamp is its own), and `planInputs` the settings and templates its pages were made with.
-    public func updatePageManifest(changed: [String: PageRecord], removed: [String], stamp: String? = nil, planInputs: String? = nil) throws {
+    /// `counts` are the manifest's after the change, kept so that the next build can read it in part.
+    public func updatePageManifest(changed: [String: PageRecord], removed: [String], stamp: String? = nil, planInputs: String? = nil,
+                                   counts: ManifestCounts? = nil) throws {
         try transaction {
-            try database.execute("DELETE FROM sitegen_state WHERE name IN ('writing-output', 'pending-changes', 'manifest-stamp', 'plan-inputs')")
+            try database.execute("""
+                DELETE FROM sitegen_state WHERE name IN ('writing-output', 'pending-changes', 'manifest-stamp', 'plan-inputs', 'manifest-counts')
+                """)
             let state = try database.cachedStatement("INSERT INTO sitegen_state (name, value) VALUES (?, ?)")
             if let stamp { try state.execute([.text("manifest-stamp"), .text(stamp)]) }
             if let planInputs { try state.execute([.text("plan-inputs"), .text(planInputs)]) }
+            if let counts { try state.execute([.text("manifest-counts"), .text("\(counts.files) \(counts.pageFiles) \(counts.pages)")]) }
             let delete = try database.cachedStatement("DELETE FROM sitegen_pages WHERE path = ?")
             for path in removed.sorted() { try delete.execute([.text(path)]) }
             let upsert = try database.cachedStatement(
@@ -107,6 +112,90 @@ extension SiteStore {
                     entry.inputs.map { .integer($0.content) } ?? .null,
                 ])
             }
+        }
+    }
+}
+
+extension SiteStore {
+    /// How many files a manifest lists, how many of them are pages (`…/index.html`), and how many pages they
+    /// make (a listing page with its feeds and Markdown twin is one).
+    public struct ManifestCounts: Sendable, Equatable {
+        public var files = 0
+        public var pageFiles = 0
+        public var pages = 0
+
+        /// Counts of an empty manifest.
+        public init() {}
+    }
+
+    /// Reads the page manifest a row at a time, by path or by record, on a connection of its own: a build
+    /// that looks at a few pages reads their rows, not the manifest whole. Used from one thread at a time.
+    public final class ManifestReader: @unchecked Sendable {
+        private let database: Database
+        private static let columns = "path, settings, template, data, hash, owner, section, page, record, key, content"
+
+        /// Reads the manifest of the store `database` is open on.
+        public init(database: Database) {
+            self.database = database
+        }
+
+        /// The counts kept with the manifest; nil when the store keeps none (written before they were).
+        public func counts() throws -> ManifestCounts? {
+            guard let text = try database.fetchValue("SELECT value FROM sitegen_state WHERE name = 'manifest-counts'")?.stringValue
+            else { return nil }
+            let numbers = text.split(separator: " ").compactMap { Int($0) }
+            guard numbers.count == 3 else { return nil }
+            var counts = ManifestCounts()
+            (counts.files, counts.pageFiles, counts.pages) = (numbers[0], numbers[1], numbers[2])
+            return counts
+        }
+
+        /// The entry of the file at `path`; nil when the manifest has none.
+        public func file(at path: String) throws -> (String, PageRecord)? {
+            var found: (String, PageRecord)?
+            try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE path = ?").forEachRow([.text(path)]) { found = Self.file($0) }
+            return found
+        }
+
+        /// The file of record `id`'s page among `owner`'s; nil when the manifest has none.
+        public func page(of owner: String, record id: Int64) throws -> (String, PageRecord)? {
+            var found: (String, PageRecord)?
+            try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE record = ? AND page = 0 AND owner = ?")
+                .forEachRow([.integer(id), .text(owner)]) { found = Self.file($0) }
+            return found
+        }
+
+        /// Every file of `owner`.
+        public func files(ownedBy owner: String, _ body: (String, PageRecord) -> Void) throws {
+            try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE owner = ?").forEachRow([.text(owner)]) {
+                let (path, entry) = Self.file($0)
+                body(path, entry)
+            }
+        }
+
+        /// The files every build visits: neither listing pages nor detail pages (site files, static files,
+        /// aliases, section indexes).
+        public func visitedEveryBuild(_ body: (String, PageRecord) -> Void) throws {
+            try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE record = 0 AND page = 0").forEachRow {
+                let (path, entry) = Self.file($0)
+                body(path, entry)
+            }
+        }
+
+        /// Every file of the manifest.
+        public func allFiles(_ body: (String, PageRecord) -> Void) throws {
+            try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages").forEachRow {
+                let (path, entry) = Self.file($0)
+                body(path, entry)
+            }
+        }
+
+        private static func file(_ row: Statement) -> (String, PageRecord) {
+            let inputs = row.isNull(at: 1) ? nil
+                : PageInputs(settings: row.int64(at: 1), template: row.int64(at: 2), data: row.int64(at: 3), content: row.int64(at: 10))
+            return (row.string(at: 0) ?? "", PageRecord(
+                inputs: inputs, hash: row.int64(at: 4), owner: row.string(at: 5) ?? "", section: row.string(at: 6) ?? "",
+                page: Int(row.int64(at: 7)), record: row.int64(at: 8), key: row.string(at: 9) ?? ""))
         }
     }
 }

@@ -34,7 +34,7 @@ public final class WatchSession: @unchecked Sendable {
 
     /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
     /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
-    public init(builder: SiteBuilder, quietPeriod: Double = 0.1, maximumDelay: Double = 1.0) throws {
+    public init(builder: SiteBuilder, quietPeriod: Double = 0.03, maximumDelay: Double = 1.0) throws {
         // Controllers, the manifest's index and the store's connection stay in memory between builds.
         var builder = builder
         if builder.session == nil { builder.session = BuildSession() }

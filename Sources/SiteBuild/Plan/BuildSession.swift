@@ -1,5 +1,6 @@
 import Foundation
 import ResultsController
+import SiteRender
 import SiteStore
 
 /// What `watch` and `serve` keep in memory from one build to the next, so that a save costs what it
@@ -20,6 +21,8 @@ public final class BuildSession: @unchecked Sendable {
     private var manifest: (index: ManifestIndex, stamp: String)?
     /// The settings and templates the controllers were made for: any change lets go of them.
     private var inputs: Int64?
+    /// `sitegen.yml` and the templates as the last build read them.
+    private var settings: (config: SiteConfig, templates: TemplateSet)?
 
     /// An empty session: its first build reads everything from the store.
     public init() {}
@@ -38,10 +41,28 @@ public final class BuildSession: @unchecked Sendable {
             inputs = nil
             store = nil
             let opened = try SiteStore(path: path)
+            // Read, not mapped: a mapping is remapped whole whenever the store grows, and a session's
+            // connection touches more of it with every build (at 100,000 records a seventh of a watch's
+            // build was unmapping). Its pages stay in a larger cache instead.
+            try opened.database.execute("PRAGMA mmap_size = 0")
+            try opened.database.execute("PRAGMA cache_size = -65536")
             store = opened
             storeFile = stat(path, &status) == 0 ? (UInt64(status.st_dev), UInt64(status.st_ino)) : nil
             return opened
         }
+    }
+
+    /// The settings and templates the last build read, when none of the `changed` paths (relative to the
+    /// site) is `sitegen.yml` or under `Templates/`; nil when the changes are not known.
+    func settings(unlessChanged changed: Set<String>?) -> (config: SiteConfig, templates: TemplateSet)? {
+        guard let changed, !changed.contains(where: { $0 == "sitegen.yml" || $0 == "Templates" || $0.hasPrefix("Templates/") })
+        else { return nil }
+        return lock.withLock { settings }
+    }
+
+    /// Keeps the settings and templates a build read.
+    func keep(_ config: SiteConfig, _ templates: TemplateSet) {
+        lock.withLock { settings = (config, templates) }
     }
 
     /// Lets go of the controllers when `fingerprint` (the build's settings and templates) is not the one
@@ -89,6 +110,7 @@ public final class BuildSession: @unchecked Sendable {
             controllers = [:]
             manifest = nil
             inputs = nil
+            settings = nil
             store = nil
             storeFile = nil
         }

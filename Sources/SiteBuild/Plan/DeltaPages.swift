@@ -45,6 +45,9 @@ struct DeltaPages {
     /// Whether nothing in the listing changed.
     var isEmpty: Bool { sections.isEmpty }
 
+    /// Whether some section's row count changed.
+    var changesCounts: Bool { sections.values.contains { $0.countChanged } }
+
     /// The pages of section `section`, paginated by `paginator` (its rows now), to look at: all of them
     /// when its row count changed, else those holding a changed position. Ascending.
     func pages(ofSection section: Int, _ paginator: Paginator) -> [Int] {

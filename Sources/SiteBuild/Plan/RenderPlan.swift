@@ -16,11 +16,10 @@ final class RenderPlan: @unchecked Sendable {
     /// the pages `visit(_:)` names are, and the others are kept unseen.
     private(set) var visitsEverything: Bool
     let manifest: ManifestIndex
-    private var paths: [String] { manifest.paths }
-    private var entries: [PageRecord] { manifest.entries }
 
     private let lock = NSLock()
-    private var seen: [Bool]
+    /// The last build's files planned by this build (kept or rendered), by slot.
+    private var seen = SlotMarks(count: 0, dense: true)
     /// The slots of the last build visited by a plan that does not visit everything: the files that are
     /// gone unless planned again (besides `manifest.otherSlots`, which every build visits).
     private var visited = Set<Int>()
@@ -62,18 +61,19 @@ final class RenderPlan: @unchecked Sendable {
         self.renderAllReason = renderAllReason
         self.visitsEverything = visitsEverything || renderAllReason != nil
         self.manifest = manifest
-        seen = Array(repeating: false, count: manifest.slotCount)
+        if self.visitsEverything { manifest.readWhole() }
     }
 
     /// Looks at every page from now on: called before any page is planned, when the settings or templates
     /// changed, or the changes are more than the deltas say.
     func visitEverything() {
         visitsEverything = true
+        manifest.readWhole()
     }
 
     /// The last build's entry for `path`.
     func previous(_ path: String) -> PageRecord? {
-        manifest.slot(of: path).map { entries[$0] }
+        manifest.slot(of: path).map { manifest.entry(at: $0) }
     }
 
     /// Marks the last build's files at `slots` as visited by this build: unless planned again, they are gone.
@@ -103,11 +103,8 @@ final class RenderPlan: @unchecked Sendable {
     /// manifest, path and entry. The collection's pages are found once, for a loop over all its records.
     func lastDetails(in collection: String) -> (Int64) -> (slot: Int, path: String, entry: PageRecord)? {
         let manifest = manifest
-        return { id in manifest.detailSlot(in: collection, record: id).map { ($0, manifest.paths[$0], manifest.entries[$0]) } }
+        return { id in manifest.detailSlot(in: collection, record: id).map { ($0, manifest.path(at: $0), manifest.entry(at: $0)) } }
     }
-
-    /// The places of the last build's pages of `collection`'s records, by record id.
-    func lastDetailSlots(in collection: String) -> [Int64: Int] { manifest.detailSlots(in: collection) }
 
     /// The place of the last build's page of record `id` of `collection`.
     func lastDetailSlot(in collection: String, record id: Int64) -> Int? { manifest.detailSlot(in: collection, record: id) }
@@ -116,7 +113,7 @@ final class RenderPlan: @unchecked Sendable {
     var slotCount: Int { manifest.slotCount }
 
     /// What the file at `slot` of the last manifest was made from, as recorded.
-    func recordedInputs(at slot: Int) -> PageInputs? { entries[slot].inputs }
+    func recordedInputs(at slot: Int) -> PageInputs? { manifest.entry(at: slot).inputs }
 
     /// Keeps the last build's file at `slot`, whose recorded inputs are this build's, unless a page of
     /// this build already has it; says whether it did.
@@ -143,7 +140,7 @@ final class RenderPlan: @unchecked Sendable {
         lock.withLock {
             // The last build's files of this very page are visited now: they are not another page's.
             if !visitsEverything {
-                for slot in slots.compactMap({ $0 }) where Self.samePage(entries[slot], record) { visited.insert(slot) }
+                for slot in slots.compactMap({ $0 }) where Self.samePage(manifest.entry(at: slot), record) { visited.insert(slot) }
             }
         }
         // Two pages at one address would overwrite each other: the first planned keeps it.
@@ -173,7 +170,7 @@ final class RenderPlan: @unchecked Sendable {
         let slots = paths.compactMap { manifest.slot(of: $0) }
         guard slots.count == paths.count else { return false }
         return lock.withLock {
-            guard slots.allSatisfy({ !seen[$0] && entries[$0].inputs != nil }) else { return false }
+            guard slots.allSatisfy({ !seen[$0] && manifest.entry(at: $0).inputs != nil }) else { return false }
             for slot in slots { markSeen(slot) }
             keptPages += 1
             return true
@@ -186,7 +183,7 @@ final class RenderPlan: @unchecked Sendable {
     func withdraw(_ path: String, folderOf child: String) {
         lock.withLock {
             let slot = manifest.slot(of: path)
-            let record = changed.removeValue(forKey: path) ?? slot.map { entries[$0] }
+            let record = changed.removeValue(forKey: path) ?? slot.map { manifest.entry(at: $0) }
             if let slot {
                 seen[slot] = false
                 if !visitsEverything { visited.insert(slot) }
@@ -210,7 +207,7 @@ final class RenderPlan: @unchecked Sendable {
 
     /// What page of this build already has the last manifest's file at `slot`; nil when none has.
     func claimant(ofSlot slot: Int) -> String? {
-        claimant(of: [paths[slot]], at: [slot])
+        claimant(of: [manifest.path(at: slot)], at: [slot])
     }
 
     /// `claimant(of:)` for `paths` whose places in the last manifest are `slots`.
@@ -220,7 +217,7 @@ final class RenderPlan: @unchecked Sendable {
                 // A file of the last build is planned when seen, or kept unseen when not visited; a new one
                 // when it has a manifest entry.
                 let record: PageRecord?
-                if let slot { record = seen[slot] || !isVisited(slot) ? changed[path] ?? entries[slot] : nil } else { record = changed[path] }
+                if let slot { record = seen[slot] || !isVisited(slot) ? changed[path] ?? manifest.entry(at: slot) : nil } else { record = changed[path] }
                 if let record { return Self.describe(record) }
             }
             return nil
@@ -258,7 +255,7 @@ final class RenderPlan: @unchecked Sendable {
         var old: PageInputs?
         for slot in slots {
             guard let slot else { return "new page" }
-            guard let recorded = entries[slot].inputs else { return "no record of what it was made from" }
+            guard let recorded = manifest.entry(at: slot).inputs else { return "no record of what it was made from" }
             old = recorded
         }
         guard let old else { return "new page" }
@@ -275,10 +272,10 @@ final class RenderPlan: @unchecked Sendable {
         defer { lock.unlock() }
         for slot in slots {
             markSeen(slot)
-            if entries[slot].inputs != inputs {
-                var entry = entries[slot]
+            if manifest.entry(at: slot).inputs != inputs {
+                var entry = manifest.entry(at: slot)
                 entry.inputs = inputs
-                changed[paths[slot]] = entry
+                changed[manifest.path(at: slot)] = entry
             }
         }
         // A page, however many files it has (its feeds, its Markdown twin), as `rendered` counts it.
@@ -301,15 +298,15 @@ final class RenderPlan: @unchecked Sendable {
     /// The last build's files this build visited and did not plan: gone (O(visited), or O(site) when it
     /// visits everything).
     private func unplannedSlots() -> [Int] {
-        let candidates: [Int] = visitsEverything ? Array(manifest.paths.indices) : Array(visited.union(manifest.otherSlots))
-        return candidates.filter { manifest.live[$0] && !seen[$0] }
+        let candidates: [Int] = visitsEverything ? manifest.allLiveSlots() : Array(visited.union(manifest.otherSlots))
+        return candidates.filter { manifest.isLive($0) && !seen[$0] }
     }
 
     /// Whether the pages planned so far are not the files the last build left: some are new, or some of
     /// those (other than the site files, planned after the pages) are gone.
     func pageSetChanged() -> Bool {
         lock.withLock {
-            addedFiles > 0 || redirects != manifest.redirects || unplannedSlots().contains { !Self.isSiteFile(paths[$0]) }
+            addedFiles > 0 || redirects != manifest.redirects || unplannedSlots().contains { !Self.isSiteFile(manifest.path(at: $0)) }
         }
     }
 
@@ -317,7 +314,7 @@ final class RenderPlan: @unchecked Sendable {
     /// without listing them.
     func currentPageCount() -> Int {
         lock.withLock {
-            manifest.pageFileCount - unplannedSlots().reduce(0) { $0 + (paths[$1].hasSuffix("index.html") ? 1 : 0) }
+            manifest.pageFileCount - unplannedSlots().reduce(0) { $0 + (manifest.path(at: $1).hasSuffix("index.html") ? 1 : 0) }
                 + changed.keys.reduce(0) { $0 + (manifest.slot(of: $1) == nil && $1.hasSuffix("index.html") ? 1 : 0) }
                 - redirects.reduce(0) { $0 + ($1.hasSuffix("index.html") ? 1 : 0) }
         }
@@ -328,7 +325,7 @@ final class RenderPlan: @unchecked Sendable {
     func currentPaths() -> [String] {
         lock.withLock {
             let gone = Set(unplannedSlots())
-            let all = manifest.paths.indices.filter { manifest.live[$0] && !gone.contains($0) }.map { paths[$0] }
+            let all = manifest.allLiveSlots().filter { !gone.contains($0) }.map { manifest.path(at: $0) }
                 + changed.keys.filter { manifest.slot(of: $0) == nil }
             return redirects.isEmpty ? all : all.filter { !redirects.contains($0) }
         }
@@ -348,7 +345,7 @@ final class RenderPlan: @unchecked Sendable {
     var kept: Int {
         lock.withLock {
             guard !visitsEverything else { return keptPages }
-            let looked = visited.union(manifest.otherSlots).reduce(0) { $0 + (manifest.live[$1] && manifest.isPage($1) ? 1 : 0) }
+            let looked = visited.union(manifest.otherSlots).reduce(0) { $0 + (manifest.isLive($1) && manifest.isPage($1) ? 1 : 0) }
             return keptPages + manifest.pageCount - looked
         }
     }
@@ -364,7 +361,7 @@ final class RenderPlan: @unchecked Sendable {
             for (path, hash) in hashes {
                 if let entry = result.index(forKey: path) { result.values[entry].hash = hash } else { result[path] = PageRecord(inputs: nil, hash: hash) }
             }
-            let removed = unplannedSlots().filter { result[paths[$0]] == nil }.map { paths[$0] }.sorted()
+            let removed = unplannedSlots().filter { result[manifest.path(at: $0)] == nil }.map { manifest.path(at: $0) }.sorted()
             return (result, removed)
         }
     }

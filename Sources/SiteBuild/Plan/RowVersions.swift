@@ -37,10 +37,15 @@ struct SlotMarks {
         self.dense = dense ? Array(repeating: false, count: count) : nil
     }
 
+    /// Whether `slot` is marked; an array grows to the highest slot marked.
     subscript(slot: Int) -> Bool {
-        get { dense?[slot] ?? sparse.contains(slot) }
+        get {
+            guard let dense else { return sparse.contains(slot) }
+            return slot < dense.count && dense[slot]
+        }
         set {
             if dense != nil {
+                if slot >= dense!.count { dense!.append(contentsOf: repeatElement(false, count: slot - dense!.count + 1)) }
                 dense![slot] = newValue
             } else if newValue {
                 sparse.insert(slot)

@@ -55,7 +55,6 @@ extension PageRenderer {
             return found
         }
         let lastDetail = plan.lastDetails(in: collection.name)
-        let lastSlots = plan.lastDetailSlots(in: collection.name)
         let keepsUnchanged = plan.renderAllReason == nil
         for offset in offsets ?? Array(0..<count) {
             throttle.advance(to: offset)
@@ -65,7 +64,7 @@ extension PageRenderer {
             var pageInputs = inputs(offset)
             // Most records of a build are where the last one left them, with the same neighbours: their
             // pages are kept at the cost of a lookup and a comparison.
-            if keepsUnchanged, let slot = lastSlots[id], !ownedSlots[slot], plan.recordedInputs(at: slot).map({
+            if keepsUnchanged, let slot = plan.lastDetailSlot(in: collection.name, record: id), !ownedSlots[slot], plan.recordedInputs(at: slot).map({
                 $0.data == pageInputs.data && $0.settings == settings && $0.template == template
             }) == true, !dirty.contains(id), plan.keepIfUnclaimed(slot) {
                 ownedSlots[slot] = true

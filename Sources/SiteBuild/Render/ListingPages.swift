@@ -68,8 +68,9 @@ extension PageRenderer {
             sections.append(summary)
         }
         let indexFiles = [String(indexPath.dropFirst()) + "index.html"] + (listing.writesMarkdown ? [String(indexPath.dropFirst()) + "index.md"] : [])
-        // Nothing of the listing changed: its index is as the last build left it.
-        if visit?.isEmpty == true, plan.keepAsItWas(indexFiles) { return deltaReport }
+        // No section's count changed (nor any section came or went): the index, which shows the sections and
+        // their counts, is as the last build left it, unless its Markdown report summarises every row.
+        if let visit, listing.writesMarkdown ? visit.isEmpty : !visit.changesCounts, plan.keepAsItWas(indexFiles) { return deltaReport }
         // The index shows every section's name, title and count (and, in Markdown, the records per year).
         var data = Fingerprint()
         // A taxonomy's rows are a record's items: the index counts each record once.
