@@ -51,6 +51,11 @@ public final class SiteStore {
                 path TEXT PRIMARY KEY, settings INTEGER, template INTEGER, data INTEGER, content INTEGER, hash INTEGER NOT NULL,
                 owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL)
                 WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS sitegen_pages_record ON sitegen_pages (record, page, owner);
+            CREATE INDEX IF NOT EXISTS sitegen_sources_by_collection ON sitegen_sources (collection, path);
+            CREATE INDEX IF NOT EXISTS sitegen_sources_failed ON sitegen_sources (collection, path) WHERE status != 'ok';
+            CREATE INDEX IF NOT EXISTS sitegen_sources_bundles ON sitegen_sources (collection, path)
+                WHERE path LIKE '%/index.md' OR path LIKE '%/index.markdown';
             """)
         // Stores from before the page manifest list their files without inputs: the next build renders
         // every page and still deletes the files no page claims.
@@ -254,8 +259,19 @@ public final class SiteStore {
 
     /// The paths of the sources of `collection` whose last load failed: they are read again by every build.
     public func failedSourcePaths(ofCollection collection: String) throws -> [String] {
-        try database.fetchAll("SELECT path FROM sitegen_sources WHERE collection = ? AND status != 'ok'", [.text(collection)])
+        // Through the index of the failed alone (SQLite would take the index by collection, of every source).
+        try database.fetchAll("SELECT path FROM sitegen_sources INDEXED BY sitegen_sources_failed WHERE collection = ? AND status != 'ok'",
+                              [.text(collection)])
             .compactMap { $0["path"]?.stringValue }
+    }
+
+    /// The sources of `collection` that are page bundles (`…/index.md`, `…/index.markdown`), found through an
+    /// index of them alone: a build lists a site's bundles without reading every source's row.
+    public static func bundleSources(ofCollection collection: String, in database: Database) throws -> [String] {
+        try database.cachedStatement("""
+            SELECT path FROM sitegen_sources INDEXED BY sitegen_sources_bundles
+            WHERE collection = ? AND (path LIKE '%/index.md' OR path LIKE '%/index.markdown') ORDER BY path
+            """).fetchAll([.text(collection)]).compactMap { $0["path"]?.stringValue }
     }
 
     /// How many sources of `collection` the store knows.
