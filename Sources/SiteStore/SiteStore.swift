@@ -160,6 +160,7 @@ public final class SiteStore {
         try database.execute("DROP TABLE IF EXISTS \(quoteIdentifier(schema.table))")
         // Every source of the collection must be read again into the new table.
         try database.execute("DELETE FROM sitegen_sources WHERE collection = ?", [.text(schema.table)])
+        sourceCounts = nil
         for statement in schema.createStatements { try database.execute(statement) }
         try database.execute(
             "INSERT OR REPLACE INTO sitegen_collections (name, signature) VALUES (?, ?)",
@@ -191,6 +192,7 @@ public final class SiteStore {
             }
             try database.execute("DELETE FROM \(table) WHERE _source = ?", [.text(source)])
             try database.execute("DELETE FROM sitegen_sources WHERE path = ?", [.text(source)])
+            sourceCounts = nil
         }
         return Changeset(tables: lists.changes.merging([schema.table: changes]) { $1 })
     }
@@ -274,10 +276,21 @@ public final class SiteStore {
             """).fetchAll([.text(collection)]).compactMap { $0["path"]?.stringValue }
     }
 
-    /// How many sources of `collection` the store knows.
+    /// How many sources of `collection` the store knows. Counted once, then again only after this connection
+    /// wrote a source's row or another committed (`PRAGMA data_version`): a watch's build asked it every time,
+    /// and counting 100,000 sources was a quarter of that build.
     public func sourceCount(ofCollection collection: String) throws -> Int {
-        Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0)
+        let version = try database.fetchValue("PRAGMA data_version")?.int64Value ?? 0
+        if let known = sourceCounts, known.version == version, let count = known.counts[collection] { return count }
+        let count = Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0)
+        var counts = sourceCounts?.version == version ? sourceCounts!.counts : [:]
+        counts[collection] = count
+        sourceCounts = (version, counts)
+        return count
     }
+
+    /// The source counts `sourceCount(ofCollection:)` found, with the `data_version` they are good for.
+    private var sourceCounts: (version: Int64, counts: [String: Int])?
 
     /// The paths of the sources at `rows` (their fingerprints' `row`), sorted.
     public func sourcePaths(atRows rows: [Int64]) throws -> [String] {
@@ -335,6 +348,7 @@ public final class SiteStore {
 
     /// Writes the source's row in `sitegen_sources` when its row count is known (a replacement counts its own).
     func recordSource(_ source: String, collection: String, failure: String?, fingerprint: SourceFingerprint?, rows: Int64) throws {
+        sourceCounts = nil
         try database.execute(
             """
             INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows, loaded_at)
