@@ -294,7 +294,8 @@ public struct SiteBuilder {
         // A full build trusts nothing the last builds left, the listings' cached results included.
         if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
         // A dry run's connection holds its transaction open to the end: another writer would wait on it.
-        let cacheWriter = options.dryRun ? nil : CacheWriter(storePath: storePath.path)
+        // A session's controllers save their caches on its connection: a thread and a connection of their own each build cost more.
+        let cacheWriter = options.dryRun || session != nil ? nil : CacheWriter(storePath: storePath.path)
         defer { cacheWriter?.finish() }
         var controllers = ControllerFetcher(config: config, templates: templates, database: store.database, changes: changes,
                                             cacheWriter: cacheWriter)

@@ -160,7 +160,7 @@ public final class SiteStore {
         try database.execute("DROP TABLE IF EXISTS \(quoteIdentifier(schema.table))")
         // Every source of the collection must be read again into the new table.
         try database.execute("DELETE FROM sitegen_sources WHERE collection = ?", [.text(schema.table)])
-        sourceCounts = nil
+        try sourcesChanged(schema.table, by: nil)
         for statement in schema.createStatements { try database.execute(statement) }
         try database.execute(
             "INSERT OR REPLACE INTO sitegen_collections (name, signature) VALUES (?, ?)",
@@ -191,8 +191,9 @@ public final class SiteStore {
                 changes.deleted.insert(id)
             }
             try database.execute("DELETE FROM \(table) WHERE _source = ?", [.text(source)])
+            let known = try sourceCollection(of: source)
             try database.execute("DELETE FROM sitegen_sources WHERE path = ?", [.text(source)])
-            sourceCounts = nil
+            try sourcesChanged(known ?? schema.table, by: known == nil ? 0 : -1)
         }
         return Changeset(tables: lists.changes.merging([schema.table: changes]) { $1 })
     }
@@ -276,21 +277,44 @@ public final class SiteStore {
             """).fetchAll([.text(collection)]).compactMap { $0["path"]?.stringValue }
     }
 
-    /// How many sources of `collection` the store knows. Counted once, then again only after this connection
-    /// wrote a source's row or another committed (`PRAGMA data_version`): a watch's build asked it every time,
-    /// and counting 100,000 sources was a quarter of that build.
+    /// How many sources of `collection` the store knows. Counted once, then again only after a source's row
+    /// was written (by any connection: each write changes the `sources-stamp` state): a watch's build asked
+    /// it every time, and counting 100,000 sources was a quarter of that build.
     public func sourceCount(ofCollection collection: String) throws -> Int {
-        let version = try database.fetchValue("PRAGMA data_version")?.int64Value ?? 0
-        if let known = sourceCounts, known.version == version, let count = known.counts[collection] { return count }
+        let stamp = try sourcesStamp()
+        if let known = sourceCounts, known.stamp == stamp, let count = known.counts[collection] { return count }
         let count = Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0)
-        var counts = sourceCounts?.version == version ? sourceCounts!.counts : [:]
+        var counts = sourceCounts?.stamp == stamp ? sourceCounts!.counts : [:]
         counts[collection] = count
-        sourceCounts = (version, counts)
+        sourceCounts = (stamp, counts)
         return count
     }
 
-    /// The source counts `sourceCount(ofCollection:)` found, with the `data_version` they are good for.
-    private var sourceCounts: (version: Int64, counts: [String: Int])?
+    /// The source counts `sourceCount(ofCollection:)` found, with the `sources-stamp` they are good for.
+    private var sourceCounts: (stamp: String, counts: [String: Int])?
+    /// Notes that a source's row of `collection` is written, which changes its count `by` rows (nil: not
+    /// known): the stamp changes, so that every other connection counts again, and this one's counts follow.
+    private func sourcesChanged(_ collection: String, by change: Int?) throws {
+        let before = try sourcesStamp(), stamp = UUID().uuidString
+        try database.cachedStatement("INSERT OR REPLACE INTO sitegen_state (name, value) VALUES ('sources-stamp', ?)").execute([.text(stamp)])
+        guard var known = sourceCounts, known.stamp == before, let change else {
+            sourceCounts = nil
+            return
+        }
+        if let count = known.counts[collection] { known.counts[collection] = count + change }
+        known.stamp = stamp
+        sourceCounts = known
+    }
+
+    /// The stamp the sources' rows were last written under ("" before any).
+    private func sourcesStamp() throws -> String {
+        try database.cachedStatement("SELECT value FROM sitegen_state WHERE name = 'sources-stamp'").fetchAll().first?["value"]?.stringValue ?? ""
+    }
+
+    /// The collection the store has a source at `path` of; nil when it has none.
+    private func sourceCollection(of path: String) throws -> String? {
+        try database.cachedStatement("SELECT collection FROM sitegen_sources WHERE path = ?").fetchAll([.text(path)]).first?["collection"]?.stringValue
+    }
 
     /// The paths of the sources at `rows` (their fingerprints' `row`), sorted.
     public func sourcePaths(atRows rows: [Int64]) throws -> [String] {
@@ -348,7 +372,8 @@ public final class SiteStore {
 
     /// Writes the source's row in `sitegen_sources` when its row count is known (a replacement counts its own).
     func recordSource(_ source: String, collection: String, failure: String?, fingerprint: SourceFingerprint?, rows: Int64) throws {
-        sourceCounts = nil
+        let known = try sourceCollection(of: source)
+        try sourcesChanged(collection, by: known == nil ? 1 : known == collection ? 0 : nil)
         try database.execute(
             """
             INSERT OR REPLACE INTO sitegen_sources (path, collection, status, message, size, mtime, hash, rows, loaded_at)
