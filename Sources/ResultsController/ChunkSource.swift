@@ -7,7 +7,15 @@ import SiteStore
 /// (a changed chunk is stored under a new one), so a chunk read later is the one the header listed, or
 /// gone when a later save of another fetch replaced the snapshot: `SnapshotDamage` either way.
 final class ChunkSource: @unchecked Sendable {
-    let database: Database
+    /// Weak: results let go of (`releaseResults`) are freed on another thread, and must not keep the
+    /// connection open after the build that used it (the controller holds it while it reads).
+    private weak var connection: Database?
+    private var database: Database {
+        get throws {
+            guard let connection else { throw SnapshotDamage() }
+            return connection
+        }
+    }
     let name: String
     let keyCount: Int
     let ordering: RowOrdering
@@ -15,7 +23,7 @@ final class ChunkSource: @unchecked Sendable {
     private(set) var decodedEntries = 0
 
     init(database: Database, name: String, keyCount: Int, ordering: RowOrdering) {
-        self.database = database
+        connection = database
         self.name = name
         self.keyCount = keyCount
         self.ordering = ordering
