@@ -337,8 +337,12 @@ public final class SiteStore {
         return path.withUTF8 { pathKey(UnsafeRawBufferPointer($0)) }
     }
 
+    /// The state `pathKey` hashes a path's bytes from (FNV-1a's offset basis): a path's key may be
+    /// hashed in parts, its folder's once and each name's from there.
+    public static let pathKeyStart: UInt64 = 0xcbf2_9ce4_8422_2325
+
     static func pathKey(_ bytes: UnsafeRawBufferPointer) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = pathKeyStart
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return Int64(bitPattern: hash)
     }
