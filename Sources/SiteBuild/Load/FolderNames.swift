@@ -22,6 +22,12 @@ struct FolderNames {
     func isUnknown(_ index: Int) -> Bool { unknown[index] }
 
     mutating func append(_ name: UnsafeRawBufferPointer, unknown isUnknown: Bool) {
+        // A folder of records holds thousands: grown by doubling from nothing, its arrays page-faulted and copied.
+        if starts.isEmpty {
+            starts.reserveCapacity(1_024)
+            unknown.reserveCapacity(1_024)
+            bytes.reserveCapacity(32_768)
+        }
         starts.append(bytes.count)
         unknown.append(isUnknown)
         bytes.append(contentsOf: name.bindMemory(to: CChar.self))
