@@ -10,11 +10,17 @@ struct FolderNames {
     /// The folder's prefix followed by the last name asked about, for `fnmatch`.
     private var path: [CChar]
     private let prefixCount: Int
+    /// What `matches` asks `fnmatch` about, as a C string made once (not once per name).
+    private let glob: [CChar]
+    private let flags: Int32
 
-    /// The names of the folder whose paths begin with `prefix` (as `SourceScan.addFolder` has it).
-    init(prefix: String) {
+    /// The names of the folder whose paths begin with `prefix` (as `SourceScan.addFolder` has it), matched
+    /// against `glob` with `flags`.
+    init(prefix: String, glob: String, flags: Int32) {
         path = prefix.utf8.map { CChar(bitPattern: $0) }
         prefixCount = path.count
+        self.glob = Array(glob.utf8CString)
+        self.flags = flags
     }
 
     var count: Int { starts.count }
@@ -40,8 +46,8 @@ struct FolderNames {
         return try bytes[starts[index]..<end].withUnsafeBytes(body)
     }
 
-    /// Whether the path of the name `name` in this folder matches `glob`, as `fnmatch` says.
-    mutating func matches(_ name: UnsafeRawBufferPointer, glob: String, flags: Int32) -> Bool {
+    /// Whether the path of the name `name` in this folder matches the glob, as `fnmatch` says.
+    mutating func matches(_ name: UnsafeRawBufferPointer) -> Bool {
         path.removeSubrange(prefixCount...)
         path.append(contentsOf: name.bindMemory(to: CChar.self))
         path.append(0)

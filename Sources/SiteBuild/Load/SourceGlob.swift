@@ -246,7 +246,7 @@ struct SourceGlob {
         }
         defer { closedir(folder) }
         let prefix = relative.isEmpty ? "" : relative == "/" ? "/" : relative + "/"
-        var candidates = FolderNames(prefix: prefix)
+        var candidates = FolderNames(prefix: prefix, glob: glob, flags: flags)
         while let entry = readdir(folder) {
             let type = Int32(entry.pointee.d_type)
             let visited = withUnsafeBytes(of: &entry.pointee.d_name) { whole -> (folder: String?, skipped: Bool) in
@@ -271,7 +271,7 @@ struct SourceGlob {
                 if !unknown && EditorScratch.isScratch(bytes: name) { return (nil, true) }
                 // Files and links are looked at only when their name matches; entries of unknown type, once
                 // their status says what they are.
-                guard type == Int32(DT_REG) || type == Int32(DT_LNK) || unknown, unknown || candidates.matches(name, glob: glob, flags: flags) else {
+                guard type == Int32(DT_REG) || type == Int32(DT_LNK) || unknown, unknown || candidates.matches(name) else {
                     return (nil, true)
                 }
                 candidates.append(name, unknown: unknown)
@@ -291,12 +291,12 @@ struct SourceGlob {
                 func path() -> String { prefix + String(decoding: name, as: UTF8.self) }
                 switch status {
                 case .failed(let error):
-                    if !unknown || candidates.matches(name, glob: glob, flags: flags),
+                    if !unknown || candidates.matches(name),
                        let problem = Self.problem(error, at: Self.location(of: path(), under: rootPath), path: path()) {
                         unreadable.append(problem)
                     }
                 case .file(let size, let modified):
-                    if !unknown || candidates.matches(name, glob: glob, flags: flags) && !EditorScratch.isScratch(bytes: name) {
+                    if !unknown || candidates.matches(name) && !EditorScratch.isScratch(bytes: name) {
                         scan.add(name: name, folder: number, size: size, modified: modified)
                     }
                 case .folder where unknown:
