@@ -225,15 +225,17 @@ public final class SiteStore {
     /// Every source of `collection` the store knows, with the fingerprint of its last load, by `pathKey`
     /// of its path: one query, and no string made per file (a hundred thousand sources took 80 ms as strings).
     public func fingerprints(ofCollection collection: String) throws -> [Int64: SourceFingerprint] {
-        var found: [Int64: SourceFingerprint] = [:]
-        found.reserveCapacity(Int(try database.fetchValue("SELECT count(*) FROM sitegen_sources WHERE collection = ?", [.text(collection)])?.int64Value ?? 0))
-        try database.cachedStatement("SELECT path, size, mtime, hash, status, loaded_at, rowid FROM sitegen_sources WHERE collection = ?")
+        // Listed first, then put in a dictionary of their number: counting them first was a second scan of the table.
+        var listed: [(key: Int64, fingerprint: SourceFingerprint)] = []
+        try database.cachedStatement("SELECT path, size, mtime, hash, status = 'ok', loaded_at, rowid FROM sitegen_sources WHERE collection = ?")
             .forEachRow([.text(collection)]) { row in
                 // A source that never loaded has no fingerprint, but it is known: it may have to be deleted.
                 var fingerprint = Self.sourceFingerprint(row, from: 1)
                 fingerprint.row = row.int64(at: 6)
-                found[row.withText(at: 0) { Self.pathKey($0) }] = fingerprint
+                listed.append((row.withText(at: 0) { Self.pathKey($0) }, fingerprint))
             }
+        var found = [Int64: SourceFingerprint](minimumCapacity: listed.count)
+        for (key, fingerprint) in listed { found[key] = fingerprint }
         return found
     }
 
@@ -242,7 +244,7 @@ public final class SiteStore {
     public func fingerprints(ofCollection collection: String, paths: some Sequence<String>) throws -> [String: SourceFingerprint] {
         var found: [String: SourceFingerprint] = [:]
         let statement = try database.cachedStatement(
-            "SELECT size, mtime, hash, status, loaded_at, rowid FROM sitegen_sources WHERE path = ? AND collection = ?")
+            "SELECT size, mtime, hash, status = 'ok', loaded_at, rowid FROM sitegen_sources WHERE path = ? AND collection = ?")
         for path in paths {
             try statement.forEachRow([.text(path), .text(collection)]) { row in
                 var fingerprint = Self.sourceFingerprint(row, from: 0)
@@ -337,8 +339,12 @@ public final class SiteStore {
         return path.withUTF8 { pathKey(UnsafeRawBufferPointer($0)) }
     }
 
+    /// The state `pathKey` hashes a path's bytes from (FNV-1a's offset basis): a path's key may be
+    /// hashed in parts, its folder's once and each name's from there.
+    public static let pathKeyStart: UInt64 = 0xcbf2_9ce4_8422_2325
+
     static func pathKey(_ bytes: UnsafeRawBufferPointer) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = pathKeyStart
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return Int64(bitPattern: hash)
     }
@@ -350,7 +356,8 @@ public final class SiteStore {
     /// bytes tell (git's "racily clean" entries). A time in whole seconds is taken to come from such a clock.
     static func racyWindow(_ modified: Double) -> Double { modified.rounded(.down) == modified ? 2.5 : 0.05 }
 
-    /// The fingerprint of a row of `size, mtime, hash, status, loaded_at` starting at column `first`. A source
+    /// The fingerprint of a row of `size, mtime, hash, status = 'ok', loaded_at` starting at column `first` (the
+    /// status compared by SQLite rather than made into a string per row). A source
     /// that never loaded has none that matches a file; one whose file changed within `racyWindow` of its
     /// build's look keeps its size and hash but no change time, so that the next build compares its bytes.
     private static func sourceFingerprint(_ row: Statement, from first: Int) -> SourceFingerprint {
@@ -360,7 +367,7 @@ public final class SiteStore {
         var modified = row.double(at: first + 1)
         if !row.isNull(at: first + 4), modified > row.double(at: first + 4) - racyWindow(modified) { modified = -1 }
         return SourceFingerprint(size: row.int64(at: first), modified: modified, hash: row.int64(at: first + 2),
-                                 succeeded: row.string(at: first + 3) == "ok")
+                                 succeeded: row.int64(at: first + 3) != 0)
     }
 
     /// Records how the last load of `source` went (`ok`, or `failed` with the message) and the file it read.

@@ -68,7 +68,7 @@ struct CollectionLoader {
         let files: [FilePlan]
         /// The others: read only into a rebuilt table, or when a feed of the collection changed. Empty
         /// when only the changed files were looked at (`complete` is false).
-        let unchangedFiles: [FilePlan]
+        let unchangedFiles: UnchangedFiles
         /// How many sources are unchanged, whether listed in `unchangedFiles` or not.
         let unchangedCount: Int
         /// Whether every source was looked at, rather than only those the caller said changed.
@@ -106,7 +106,7 @@ struct CollectionLoader {
         let schema = Self.schema(for: collection, listings: config.listings, timeZone: config.timeZone)
         // Feeds are read all together when one changed, and are few: they are always looked at whole.
         if changedOnly, collection.kind != .feed, let changed = try changedFiles(of: collection) {
-            return CollectionPlan(collection: collection, schema: schema, files: changed.files, unchangedFiles: [],
+            return CollectionPlan(collection: collection, schema: schema, files: changed.files, unchangedFiles: UnchangedFiles(),
                                   unchangedCount: changed.unchanged, complete: false, removed: changed.removed, missing: [])
         }
         let found = try files(of: collection)
@@ -170,56 +170,60 @@ struct CollectionLoader {
     /// The collection's files as found now (those to read, in the loading order, and the others), the
     /// sources of its last load that are gone, and the errors of its patterns' folders that are missing.
     private func files(of collection: CollectionConfig) throws
-        -> (toRead: [FilePlan], unchanged: [FilePlan], removed: [String], missing: [SourceError], hidden: [(path: String, reason: String)],
+        -> (toRead: [FilePlan], unchanged: UnchangedFiles, removed: [String], missing: [SourceError], hidden: [(path: String, reason: String)],
             warnings: [SourceError])
     {
         // The folders are walked while this thread reads what the store knows of the files: at 100,000
         // records each took a third of an incremental build's load.
         let root = root, outputFolder = outputFolder
-        let walk = BackgroundWork { () -> ([(entry: SourceGlob.Entry, pattern: Int)], [SourceGlob.Unreadable]) in
+        let walk = BackgroundWork { () -> ([SourceScan], [SourceGlob.Unreadable]) in
             // Only two patterns can name one file twice; one pattern's files are distinct already.
             var present: Set<String>? = collection.sources.count > 1 ? [] : nil
-            var found: [(entry: SourceGlob.Entry, pattern: Int)] = [], unreadable: [SourceGlob.Unreadable] = []
-            for (number, pattern) in collection.sources.enumerated() {
+            var scans: [SourceScan] = [], unreadable: [SourceGlob.Unreadable] = []
+            for pattern in collection.sources {
                 var glob = SourceGlob(pattern: pattern)
                 glob.skipping = outputFolder
-                for entry in glob.entries(under: root, sorted: false, unreadable: &unreadable)
-                where present?.insert(entry.path).inserted ?? true {
-                    found.append((entry, number))
+                var scan = glob.scan(under: root, unreadable: &unreadable)
+                if present != nil {
+                    let scanned = scan
+                    scan.filter { present!.insert(scanned.path(of: $0)).inserted }
                 }
+                scans.append(scan)
             }
-            return (found, unreadable)
+            return (scans, unreadable)
         }
         let known = try store.fingerprints(ofCollection: collection.name)
-        let (found, unreadable) = try walk.value()
-        // Each file is looked up and sorted into the ones to read and the others on two threads, in halves.
-        let parts = found.count >= 4_096 ? 2 : 1
-        let shares = (0..<parts).map { _ in FilesShare() }
-        let readsEverySource = readsEverySource
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let share = shares[part]
-            for (entry, pattern) in found[found.count * part / parts..<found.count * (part + 1) / parts] {
-                let stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
-                let previous = known[SiteStore.pathKey(entry.path)]
-                if previous != nil { share.known += 1 }
-                let plan = FilePlan(path: entry.path, stat: stat, previous: previous, pattern: pattern)
+        let (scans, unreadable) = try walk.value()
+        // Each file is compared with its fingerprint as the walk left it: only the files to read get a path
+        // and a plan (decisions.md 39b).
+        var toRead: [FilePlan] = [], unchanged = UnchangedFiles(known: known), knownFound = 0
+        for (pattern, scan) in scans.enumerated() {
+            var same: [UInt32] = []
+            for (index, file) in scan.files.enumerated() {
+                let stat = SiteStore.SourceFingerprint(size: file.size, modified: file.modified, hash: 0, succeeded: true)
+                let previous = known[file.key]
+                if previous != nil { knownFound += 1 }
                 // Estimated before the transaction: a schema change makes every file need reading.
-                if !readsEverySource && Self.isUnchanged(stat, since: previous) { share.unchanged.append(plan) } else { share.toRead.append(plan) }
+                if !readsEverySource && Self.isUnchanged(stat, since: previous) {
+                    same.append(UInt32(index))
+                } else {
+                    toRead.append(FilePlan(path: scan.path(of: file), stat: stat, previous: previous, pattern: pattern))
+                }
             }
+            unchanged.add(same, of: scan, pattern: pattern)
         }
-        var toRead = shares.flatMap(\.toRead), unchanged = shares.count == 1 ? shares[0].unchanged : shares.flatMap(\.unchanged)
         // Only the files to read need an order (a rebuilt table puts all of them in it, `load(plan:)`):
         // sorting a folder of 100,000 records by name was 68 ms of the load of an incremental build that
-        // reads a few of them (decisions.md 21). Kept apart, the unchanged ones are not copied again either.
+        // reads a few of them (decisions.md 21).
         toRead.sort(by: FilePlan.loadingOrder)
         // The sources the store knows that are gone, by their rows; their paths are read only when there are some.
         // Found files are distinct, so as many as the store knows means none is gone (unless two paths share
         // a 64-bit key, which the lookup by key already takes to be impossible).
         let gone: [Int64]
-        if shares.reduce(0, { $0 + $1.known }) == known.count {
+        if knownFound == known.count {
             gone = []
         } else {
-            let foundRows = Set((toRead + unchanged).compactMap { $0.previous?.row })
+            let foundRows = Set(scans.flatMap { scan in scan.files.compactMap { known[$0.key]?.row } })
             gone = known.values.map(\.row).filter { !foundRows.contains($0) }
         }
         var removed = gone.isEmpty ? [] : try store.sourcePaths(atRows: gone), missing: [SourceError] = []
@@ -280,12 +284,36 @@ struct CollectionLoader {
         return previous.size == stat.size && previous.modified == stat.modified
     }
 
-    /// One thread's share of the found files, sorted: written by that thread only, read once all have finished.
-    private final class FilesShare: @unchecked Sendable {
-        var toRead: [FilePlan] = []
-        var unchanged: [FilePlan] = []
-        /// How many of them the store knows.
-        var known = 0
+    /// The files a status pass found unchanged, as the walk left them: listed (`plans`) only when a rebuilt
+    /// table, or a feed that changed, reads them all.
+    private struct UnchangedFiles {
+        private var parts: [(scan: SourceScan, pattern: Int, indexes: [UInt32])] = []
+        private var known: [Int64: SiteStore.SourceFingerprint] = [:]
+        private(set) var count = 0
+
+        /// No files.
+        init() {}
+
+        /// Files whose fingerprints are in `known`.
+        init(known: [Int64: SiteStore.SourceFingerprint]) { self.known = known }
+
+        /// Adds the files at `indexes` of `scan`, found by the pattern numbered `pattern`.
+        mutating func add(_ indexes: [UInt32], of scan: SourceScan, pattern: Int) {
+            parts.append((scan, pattern, indexes))
+            count += indexes.count
+        }
+
+        /// Each file's plan.
+        var plans: [FilePlan] {
+            parts.flatMap { part in
+                part.indexes.map { index in
+                    let file = part.scan.files[Int(index)]
+                    return FilePlan(path: part.scan.path(of: file),
+                                    stat: SiteStore.SourceFingerprint(size: file.size, modified: file.modified, hash: 0, succeeded: true),
+                                    previous: known[file.key], pattern: part.pattern)
+                }
+            }
+        }
     }
 
     /// A small source file as the read-ahead thread leaves it: read, hashed and parsed into rows.
@@ -378,7 +406,7 @@ struct CollectionLoader {
         statements.keepsFirstOfSharedKeys = collection.kind == .feed
         let readsAll = rebuilt || (collection.kind == .feed && (!plan.removed.isEmpty || plan.files.contains { !hasItsLastBytes($0) }))
         // Every file is read into a rebuilt table, in the loading order.
-        let files = readsAll ? (plan.files + plan.unchangedFiles).sorted(by: FilePlan.loadingOrder) : plan.files
+        let files = readsAll ? (plan.files + plan.unchangedFiles.plans).sorted(by: FilePlan.loadingOrder) : plan.files
         if !readsAll { outcome.sourcesUnchanged += plan.unchangedCount }
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
         let small = files.filter { $0.stat.size <= Self.wholeFileLimit }

@@ -25,4 +25,16 @@ public enum EditorScratch {
         }
         return false
     }
+
+    /// `isScratch` of a name given as its UTF-8 bytes, making a string only of a name that may be one.
+    static func isScratch(bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let first = bytes.first, let last = bytes.last else { return false }
+        // What `isScratch` can say yes to: a name beginning with "~", ending with one of "~#_pox", or of 4, 9 or 11 bytes.
+        let mayBe: Bool
+        switch last {
+        case UInt8(ascii: "~"), UInt8(ascii: "#"), UInt8(ascii: "_"), UInt8(ascii: "p"), UInt8(ascii: "o"), UInt8(ascii: "x"): mayBe = true
+        default: mayBe = first == UInt8(ascii: "~") || bytes.count == 4 || bytes.count == 9 || bytes.count == 11
+        }
+        return mayBe && isScratch(String(decoding: bytes, as: UTF8.self))
+    }
 }

@@ -79,15 +79,25 @@ struct SourceGlob {
 
     /// `entries(under:sorted:)`, adding to `unreadable` the folders and files the walk could not look at.
     func entries(under root: URL, sorted: Bool = true, unreadable: inout [Unreadable]) -> [Entry] {
+        let matches = scan(under: root, unreadable: &unreadable).entries
+        return sorted ? matches.sorted { $0.path < $1.path } : matches
+    }
+
+    /// The matching files under `root`, in the order the file system lists them, their paths not made into
+    /// strings; adds to `unreadable` the folders and files the walk could not look at.
+    func scan(under root: URL, unreadable: inout [Unreadable]) -> SourceScan {
         let rootPath = root.standardizedFileURL.path
         let shape = Shape(pattern)
+        var scan = SourceScan()
         guard shape.hasWildcard else {
-            guard let entry = Self.entry(at: pattern, under: rootPath, unreadable: &unreadable) else { return [] }
-            return [entry]
+            guard let entry = Self.entry(at: pattern, under: rootPath, unreadable: &unreadable) else { return scan }
+            let folder = scan.addFolder(prefix: "")
+            var path = entry.path
+            path.withUTF8 { scan.add(name: UnsafeRawBufferPointer($0), folder: folder, size: entry.size, modified: entry.modified) }
+            return scan
         }
-        var matches: [Entry] = []
-        walk(rootPath, relative: shape.base, depth: shape.depth, glob: shape.glob, flags: shape.flags, into: &matches, unreadable: &unreadable)
-        return sorted ? matches.sorted { $0.path < $1.path } : matches
+        walk(rootPath, relative: shape.base, depth: shape.depth, glob: shape.glob, flags: shape.flags, into: &scan, unreadable: &unreadable)
+        return scan
     }
 
     /// The pattern taken apart: the folder its walk starts in, how deep it goes and what it matches there.
@@ -177,10 +187,10 @@ struct SourceGlob {
         var status = stat()
         var unreadable: [Unreadable] = []
         if lstat(location, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            var matches: [Entry] = []
+            var matches = SourceScan()
             walk(rootPath, relative: path, depth: shape.depth == Int.max ? Int.max : shape.depth - parts.count, glob: shape.glob,
                  flags: shape.flags, into: &matches, unreadable: &unreadable)
-            return unreadable.isEmpty ? (matches, [path]) : nil
+            return unreadable.isEmpty ? (matches.entries, [path]) : nil
         }
         // An editor's scratch file, which the walk leaves out: what the store had at its path is gone.
         guard fnmatch(shape.glob, path, shape.flags) == 0, !EditorScratch.isScratch(String(parts.last ?? "")) else { return ([], [path]) }
@@ -215,12 +225,13 @@ struct SourceGlob {
     /// When the file last changed, as its fingerprint has it: the status change time (`ctime`), which every
     /// write moves forward, and so does setting the modification time back (`touch -d`, `tar --mtime`,
     /// `rsync -t`), after which an edit of the same size went unseen.
-    private static func modified(_ status: stat) -> Double {
+    static func modified(_ status: stat) -> Double {
         Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9
     }
 
     /// Adds each regular file (or link to one) under `relative` matching `glob`, at most `depth` levels down.
-    private func walk(_ rootPath: String, relative: String, depth: Int, glob: String, flags: Int32, into matches: inout [Entry],
+    /// A file's name stays bytes (`SourceScan`) unless something about it has to be said.
+    private func walk(_ rootPath: String, relative: String, depth: Int, glob: String, flags: Int32, into scan: inout SourceScan,
                       unreadable: inout [Unreadable]) {
         guard depth > 0 else { return }
         guard let folder = opendir(relative.isEmpty ? rootPath : Self.location(of: relative, under: rootPath)) else {
@@ -234,79 +245,70 @@ struct SourceGlob {
             return
         }
         defer { closedir(folder) }
-        var candidates: [(name: String, path: String, unknown: Bool)] = []
+        let prefix = relative.isEmpty ? "" : relative == "/" ? "/" : relative + "/"
+        var candidates = FolderNames(prefix: prefix, glob: glob, flags: flags)
         while let entry = readdir(folder) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
             let type = Int32(entry.pointee.d_type)
-            guard let name = String(validating: bytes, as: UTF8.self) else {
-                // Decoded with replacement characters, the name was a file that could not be found: its records
-                // were left out without a word.
-                let shown = Self.shownName(bytes)
-                let path = relative.isEmpty ? shown : relative == "/" ? "/" + shown : relative + "/" + shown
-                let isFolder = type == Int32(DT_DIR)
-                if !shown.hasPrefix("."), isFolder ? couldHoldMatches(path, glob: glob, flags: flags) : fnmatch(glob, path, flags) == 0 {
-                    unreadable.append(Unreadable(path: path, reason: "has a name that is not UTF-8 text; rename it", isFolder: isFolder, isMisnamed: true))
+            let visited = withUnsafeBytes(of: &entry.pointee.d_name) { whole -> (folder: String?, skipped: Bool) in
+                let name = UnsafeRawBufferPointer(rebasing: whole[..<strlen(whole.baseAddress!.assumingMemoryBound(to: CChar.self))])
+                guard name.allSatisfy({ $0 < 0x80 }) || String(validating: name, as: UTF8.self) != nil else {
+                    // Decoded with replacement characters, the name was a file that could not be found: its records
+                    // were left out without a word.
+                    let shown = Self.shownName(Array(name))
+                    let path = prefix + shown
+                    let isFolder = type == Int32(DT_DIR)
+                    if !shown.hasPrefix("."), isFolder ? couldHoldMatches(path, glob: glob, flags: flags) : fnmatch(glob, path, flags) == 0 {
+                        unreadable.append(Unreadable(path: path, reason: "has a name that is not UTF-8 text; rename it", isFolder: isFolder, isMisnamed: true))
+                    }
+                    return (nil, true)
                 }
-                continue
+                guard name.first != UInt8(ascii: ".") else { return (nil, true) }
+                if type == Int32(DT_DIR) { return (prefix + String(decoding: name, as: UTF8.self), false) }
+                // An editor's lock or backup file (`~$report.md`, `data.csv~`) is no source, as it is no change
+                // to a watch: read, a build would publish what the watch's builds did not.
+                // (An entry of unknown type may be a folder, walked whatever its name: asked once its status says.)
+                let unknown = type == Int32(DT_UNKNOWN)
+                if !unknown && EditorScratch.isScratch(bytes: name) { return (nil, true) }
+                // Files and links are looked at only when their name matches; entries of unknown type, once
+                // their status says what they are.
+                guard type == Int32(DT_REG) || type == Int32(DT_LNK) || unknown, unknown || candidates.matches(name) else {
+                    return (nil, true)
+                }
+                candidates.append(name, unknown: unknown)
+                return (nil, false)
             }
-            guard !name.hasPrefix(".") else { continue }
-            let path = relative.isEmpty ? name : relative == "/" ? "/" + name : relative + "/" + name
-            if type == Int32(DT_DIR) {
+            if let path = visited.folder {
                 if let skipping, Self.location(of: path, under: rootPath) == skipping { continue }
-                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
-                continue
+                walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &scan, unreadable: &unreadable)
             }
-            // An editor's lock or backup file (`~$report.md`, `data.csv~`) is no source, as it is no change
-            // to a watch: read, a build would publish what the watch's builds did not.
-            // (An entry of unknown type may be a folder, walked whatever its name: asked once its status says.)
-            let unknown = type == Int32(DT_UNKNOWN)
-            if !unknown && EditorScratch.isScratch(name) { continue }
-            // Files and links are looked at only when their name matches; entries of unknown type, once
-            // their status says what they are.
-            guard type == Int32(DT_REG) || type == Int32(DT_LNK) || unknown, unknown || fnmatch(glob, path, flags) == 0 else { continue }
-            candidates.append((name, path, unknown))
         }
-        let descriptor = dirfd(folder)
-        let named = candidates
-        // A folder of a hundred thousand records is most of an incremental build's first half second, and
-        // its `fstatat` calls are the kernel's path lookups: two threads take half the time.
-        let parts = candidates.count >= 4_096 ? 2 : 1
-        let shares = (0..<parts).map { _ in Share() }
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            var found: [Entry] = [], folders: [String] = [], problems: [Unreadable] = []
-            for (name, path, unknown) in named[named.count * part / parts..<named.count * (part + 1) / parts] {
-                var status = stat()
-                // Through links: a symbolic link to a file counts as the file (data is often linked in from elsewhere).
-                guard fstatat(descriptor, name, &status, 0) == 0 else {
-                    let error = errno
-                    if !unknown || fnmatch(glob, path, flags) == 0,
-                       let problem = Self.problem(error, at: Self.location(of: path, under: rootPath), path: path) {
-                        problems.append(problem)
+        let statuses = candidates.statuses(in: dirfd(folder))
+        let number = scan.addFolder(prefix: prefix)
+        var folders: [String] = []
+        for index in 0..<candidates.count {
+            let unknown = candidates.isUnknown(index), status = statuses[index]
+            candidates.withName(index) { name in
+                func path() -> String { prefix + String(decoding: name, as: UTF8.self) }
+                switch status {
+                case .failed(let error):
+                    if !unknown || candidates.matches(name),
+                       let problem = Self.problem(error, at: Self.location(of: path(), under: rootPath), path: path()) {
+                        unreadable.append(problem)
                     }
-                    continue
-                }
-                switch status.st_mode & S_IFMT {
-                case S_IFREG:
-                    if !unknown || fnmatch(glob, path, flags) == 0 && !EditorScratch.isScratch(name) {
-                        found.append(Entry(path: path, size: Int64(status.st_size), modified: Self.modified(status)))
+                case .file(let size, let modified):
+                    if !unknown || candidates.matches(name) && !EditorScratch.isScratch(bytes: name) {
+                        scan.add(name: name, folder: number, size: size, modified: modified)
                     }
-                case S_IFDIR where unknown:
-                    folders.append(path)
-                default:
+                case .folder where unknown:
+                    folders.append(path())
+                case .folder, .other:
                     break
                 }
             }
-            shares[part].found = found
-            shares[part].folders = folders
-            shares[part].problems = problems
-        }
-        for share in shares {
-            matches += share.found
-            unreadable += share.problems
         }
         // Links to folders are not followed, so a loop of links cannot hang the walk.
-        for path in shares.flatMap(\.folders) where skipping.map({ Self.location(of: path, under: rootPath) != $0 }) ?? true {
-            walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &matches, unreadable: &unreadable)
+        for path in folders where skipping.map({ Self.location(of: path, under: rootPath) != $0 }) ?? true {
+            walk(rootPath, relative: path, depth: depth - 1, glob: glob, flags: flags, into: &scan, unreadable: &unreadable)
         }
     }
 
@@ -317,12 +319,5 @@ struct SourceGlob {
         let depth = relative.split(separator: "/").count
         let leading = glob.split(separator: "/", omittingEmptySubsequences: true).prefix(depth).joined(separator: "/")
         return fnmatch((glob.hasPrefix("/") ? "/" : "") + leading, relative, flags) == 0
-    }
-
-    /// One thread's share of a folder's files, written by that thread only, read once all have finished.
-    private final class Share: @unchecked Sendable {
-        var found: [Entry] = []
-        var folders: [String] = []
-        var problems: [Unreadable] = []
     }
 }
