@@ -227,7 +227,8 @@ public final class SiteStore {
     public func fingerprints(ofCollection collection: String) throws -> [Int64: SourceFingerprint] {
         // Listed first, then put in a dictionary of their number: counting them first was a second scan of the table.
         var listed: [(key: Int64, fingerprint: SourceFingerprint)] = []
-        try database.cachedStatement("SELECT path, size, mtime, hash, status = 'ok', loaded_at, rowid FROM sitegen_sources WHERE collection = ?")
+        // Read in the table's order (NOT INDEXED): through the index by collection, SQLite looked each row up.
+        try database.cachedStatement("SELECT path, size, mtime, hash, status = 'ok', loaded_at, rowid FROM sitegen_sources NOT INDEXED WHERE collection = ?")
             .forEachRow([.text(collection)]) { row in
                 // A source that never loaded has no fingerprint, but it is known: it may have to be deleted.
                 var fingerprint = Self.sourceFingerprint(row, from: 1)

@@ -7,25 +7,15 @@ import XCTest
 /// A build after a change looks at the pages the controllers' deltas name, not at every page, and still
 /// writes what a clean build writes; a watch's session (controllers and manifest kept in memory) too.
 final class DeltaPlanTests: XCTestCase {
-    private var work: URL!
-    private var site: URL { work.appendingPathComponent("site") }
-    private var clean: URL { work.appendingPathComponent("clean") }
+    private var scratch: ScratchSite!
+    private var site: URL { scratch.site }
 
     override func setUpWithError() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        var isFolder: ObjCBool = false
-        let memory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isFolder) && isFolder.boolValue
-            && FileManager.default.isWritableFile(atPath: "/dev/shm")
-        let base = memory ? URL(fileURLWithPath: "/dev/shm", isDirectory: true) : FileManager.default.temporaryDirectory
-        work = base.appendingPathComponent("sitegen-delta-plan-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
-        for item in ["sitegen.yml", "content", "Templates"] {
-            try FileManager.default.copyItem(at: repository.appendingPathComponent(item), to: site.appendingPathComponent(item))
-        }
+        scratch = try ScratchSite("delta-plan")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
+        scratch.remove()
     }
 
     /// 10,000 banks in 50 states, the example site's listings (500 pages newest first, a section per
@@ -118,32 +108,6 @@ final class DeltaPlanTests: XCTestCase {
     }
 
     private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        try? FileManager.default.removeItem(at: clean)
-        try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
-        for item in ["sitegen.yml", "content", "Templates", "static"]
-        where FileManager.default.fileExists(atPath: site.appendingPathComponent(item).path) {
-            try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
-        }
-        _ = try SiteBuilder(root: clean).build()
-        let expected = try files(under: clean.appendingPathComponent("output"))
-        let actual = try files(under: site.appendingPathComponent("output"))
-        let missing = Set(expected.keys).subtracting(actual.keys).sorted()
-        let extra = Set(actual.keys).subtracting(expected.keys).sorted()
-        let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.sorted()
-        XCTAssertTrue(missing.isEmpty && extra.isEmpty && different.isEmpty,
-                      "\(context): missing \(missing.prefix(5)), extra \(extra.prefix(5)), different \(different.prefix(5))", file: file, line: line)
-    }
-
-    /// Every file under `root` with its bytes, and every folder (as `path/`, no bytes).
-    private func files(under root: URL) throws -> [String: Data] {
-        var found: [String: Data] = [:]
-        let prefix = root.standardizedFileURL.path + "/"
-        for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
-            let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
-            found[isFolder.boolValue ? path + "/" : path] = isFolder.boolValue ? Data() : try Data(contentsOf: url)
-        }
-        return found
+        try scratch.assertSameAsCleanBuild(context, file: file, line: line)
     }
 }

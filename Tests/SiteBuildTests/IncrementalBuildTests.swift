@@ -8,27 +8,18 @@ import XCTest
 /// sources, the incremental build's output folder must hold exactly the files, byte for byte, that a
 /// build from nothing writes, and it must render few more pages than the files whose bytes changed.
 final class IncrementalBuildTests: XCTestCase {
-    private var work: URL!
-    private var site: URL { work.appendingPathComponent("site") }
-    private var clean: URL { work.appendingPathComponent("clean") }
+    private var scratch: ScratchSite!
+    private var site: URL { scratch.site }
+    private var clean: URL { scratch.clean }
 
     override func setUpWithError() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         // Two builds a step, hundreds of steps: in memory (tmpfs) where there is one, since this machine's
         // disk takes a millisecond per new folder.
-        var isFolder: ObjCBool = false
-        let memory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isFolder) && isFolder.boolValue
-            && FileManager.default.isWritableFile(atPath: "/dev/shm")
-        let base = memory ? URL(fileURLWithPath: "/dev/shm", isDirectory: true) : FileManager.default.temporaryDirectory
-        work = base.appendingPathComponent("sitegen-incremental-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
-        for item in ["sitegen.yml", "content", "Templates"] {
-            try FileManager.default.copyItem(at: repository.appendingPathComponent(item), to: site.appendingPathComponent(item))
-        }
+        scratch = try ScratchSite("incremental")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
+        scratch.remove()
     }
 
     func testABuildHasClosedEveryConnectionToTheStoreWhenItReturns() throws {
@@ -320,7 +311,7 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(again.rendered.allSatisfy { $0.reason == "the output folder was emptied" })
         try assertSameAsCleanBuild("after output/ was deleted")
 
-        let elsewhere = work.appendingPathComponent("elsewhere")
+        let elsewhere = scratch.work.appendingPathComponent("elsewhere")
         let moved = try SiteBuilder(root: site, outputDirectory: elsewhere).build()
         XCTAssertEqual(moved.rendered.count, first.rendered.count)
         XCTAssertEqual(try files(under: elsewhere), try files(under: output))
@@ -350,7 +341,7 @@ final class IncrementalBuildTests: XCTestCase {
     func testASiteMovedWithItsOutputAndStoreBuildsOnlyWhatChanged() throws {
         let first = try SiteBuilder(root: site).build()
         XCTAssertGreaterThan(first.rendered.count, 100)
-        let moved = work.appendingPathComponent("moved")
+        let moved = scratch.work.appendingPathComponent("moved")
         try FileManager.default.moveItem(at: site, to: moved)
         let records = moved.appendingPathComponent("content/records/failed-banks.csv")
         let csv = try String(contentsOf: records, encoding: .utf8)
@@ -385,7 +376,7 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertEqual(after.rendered.count, first.rendered.count)
         XCTAssertTrue(after.rendered.allSatisfy { $0.reason == "the last build did not finish" }, "\(after.rendered.prefix(2))")
 
-        let elsewhere = work.appendingPathComponent("public")
+        let elsewhere = scratch.work.appendingPathComponent("public")
         XCTAssertTrue(try SiteBuilder(root: site, outputDirectory: elsewhere).build().succeeded)
         XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
         try stop(SiteBuilder(root: site, outputDirectory: elsewhere))
@@ -418,34 +409,11 @@ final class IncrementalBuildTests: XCTestCase {
     }
 
     private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        try? FileManager.default.removeItem(at: clean)
-        try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
-        for item in ["sitegen.yml", "content", "Templates", "static"]
-        where FileManager.default.fileExists(atPath: site.appendingPathComponent(item).path) {
-            try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
-        }
-        _ = try SiteBuilder(root: clean).build()
-        let expected = try files(under: clean.appendingPathComponent("output"))
-        let actual = try files(under: site.appendingPathComponent("output"))
-        let missing = Set(expected.keys).subtracting(actual.keys).sorted()
-        let extra = Set(actual.keys).subtracting(expected.keys).sorted()
-        let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.sorted()
-        XCTAssertTrue(missing.isEmpty && extra.isEmpty && different.isEmpty,
-                      "\(context): missing \(missing.prefix(5)), extra \(extra.prefix(5)), different \(different.prefix(5))", file: file, line: line)
+        try scratch.assertSameAsCleanBuild(context, file: file, line: line)
     }
 
-    /// Every file under `root` with its bytes, and every folder (as `path/`, no bytes): a folder a build
-    /// emptied and left behind differs from a clean build too.
     private func files(under root: URL) throws -> [String: Data] {
-        var found: [String: Data] = [:]
-        let prefix = root.standardizedFileURL.path + "/"
-        for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
-            let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
-            found[isFolder.boolValue ? path + "/" : path] = isFolder.boolValue ? Data() : try Data(contentsOf: url)
-        }
-        return found
+        try ScratchSite.files(under: root)
     }
 }
 
