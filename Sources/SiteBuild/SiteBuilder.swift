@@ -277,6 +277,12 @@ public struct SiteBuilder {
             let manifest = known ?? ManifestIndex(paths: previous.paths, entries: previous.records)
             return (fileCount, RenderPlan(manifest: manifest, renderAllReason: renderAll, visitsEverything: verifies))
         }
+        // The manifest's reader is closed before the build returns, whatever stops it, unless a session keeps
+        // the index: the plan may be freed later, on the thread that read it.
+        defer {
+            fetchedAhead?.signal()
+            if session == nil, let (_, plan) = try? planning.value() { plan.manifest.closeReader() }
+        }
         var changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
                                readingEverySource: options.full, into: &summary)
         loaded = true

@@ -131,6 +131,12 @@ final class ManifestIndex: @unchecked Sendable {
         }
     }
 
+    /// Lets go of the store connection the rows not read yet would come from: a build whose index no session
+    /// keeps closes it before it returns (the last connection to close removes the store's -wal file).
+    func closeReader() {
+        lock.withLock { reader = nil }
+    }
+
     /// Every live slot (the manifest read whole first).
     func allLiveSlots() -> [Int] {
         readWhole()
