@@ -83,7 +83,7 @@ public struct SiteBuilder {
     }
 
     /// The entries of `manifest` whose files are in the folder `output`, read on two threads.
-    private static func present(_ manifest: (paths: [String], records: [PageRecord]), in output: URL)
+    static func present(_ manifest: (paths: [String], records: [PageRecord]), in output: URL)
         -> (paths: [String], records: [PageRecord])
     {
         let folder = open(output.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -192,288 +192,22 @@ public struct SiteBuilder {
         // A plan's changes are taken back: the session's controllers would be ahead of the store.
         let session = options.dryRun ? nil : session
         let store = try session?.store(at: storePath.path) ?? SiteStore(path: storePath.path)
-        var summary = BuildSummary(), loaded = false
+        let run = BuildRun(builder: self, store: store, options: options, session: session)
         do {
-            guard options.dryRun else { return try build(store: store, options: options, into: &summary, loaded: &loaded) }
+            guard options.dryRun else { return try run.run() }
             // A dry run changes the store as a build would, so that it plans exactly what a build would do,
             // then takes it all back.
             try store.database.execute("BEGIN IMMEDIATE")
             defer { try? store.database.execute("ROLLBACK") }
-            return try build(store: store, options: options, into: &summary, loaded: &loaded)
-        } catch let error as BuildError where loaded {
+            return try run.run()
+        } catch let error as BuildError where run.loaded {
             session?.reset()
             // What the load found is said too: the next build sees those sources unchanged and would not.
-            throw BuildError.stopped(error, summary: summary)
+            throw BuildError.stopped(error, summary: run.summary)
         } catch {
             session?.reset()
             throw error
         }
-    }
-
-    private func build(store: SiteStore, options: Options, into summary: inout BuildSummary, loaded: inout Bool) throws -> BuildSummary {
-        summary.dryRun = options.dryRun
-        var clock = StageClock()
-        // A session's last settings and templates, when no change since was to sitegen.yml or Templates/.
-        let kept = session?.settings(unlessChanged: options.changedSources)
-        let config = try kept?.config ?? readConfig()
-        try checkOutputFolder(for: config)
-        let templates: TemplateSet
-        do {
-            if let kept { templates = kept.templates } else {
-                templates = try TemplateSet(directory: root.appendingPathComponent("Templates"), displayFolder: "Templates")
-            }
-            try templates.checkTransforms()
-        } catch {
-            throw BuildError.templates(error)
-        }
-        session?.keep(config, templates)
-        do {
-            try config.checkTemplates(in: templates)
-        } catch {
-            throw BuildError.config(error)
-        }
-        clock.lap("config", into: &summary)
-        // Marked before the load commits: a build killed between the load and the manifest leaves the next
-        // one a changeset it never sees, so that one renders every page. (One that stops at an error before
-        // publishing keeps its changes for the next and takes the mark away: `keepPendingChanges`.)
-        let folder = outputFolderName
-        let (interrupted, recordedFolder) = try store.beginWritingOutput(to: folder)
-        // Stores written before 2026-11-25 name every folder by its absolute path.
-        let absolute = outputDirectory.standardizedFileURL.path
-        let lastFolder = recordedFolder == absolute ? folder : recordedFolder
-        // Building into another folder than the last build's: the manifest's files are that folder's, kept
-        // under its name; those an earlier build left in this folder are deleted unless a page claims them.
-        if let lastFolder, lastFolder != folder { try store.rememberFiles(ofFolder: lastFolder) }
-        let leftHere = try store.rememberedFiles(ofFolder: folder) + (absolute == folder ? [] : try store.rememberedFiles(ofFolder: absolute))
-        // The last manifest, and the plan indexed on it, are read on a connection of their own while this
-        // one loads the sources (which never change the manifest): at 100,000 records, a tenth of what a
-        // build with few changes spends on this thread. A dry run's load is an open transaction here, and
-        // that connection still sees the manifest as committed, which is what it is.
-        let output = outputDirectory
-        let fetchedAhead = options.plansAfterFetchingAhead ? DispatchSemaphore(value: 0) : nil
-        // A load that fails must not leave the plan's thread waiting.
-        defer { fetchedAhead?.signal() }
-        let planning = BackgroundWork { [storeFile = storePath.path, full = options.full, verifies = options.verifiesOutput,
-                                      fetchedAhead, session] () throws -> (Int, RenderPlan) in
-            fetchedAhead?.wait()
-            let database = try Database(path: storeFile, readOnly: true)
-            // A watch's index of the manifest its last build left, when no other build changed it since.
-            let kept = verifies ? nil : session?.manifest(stamped: try SiteStore.manifestStamp(in: database))
-            // Read in part, a row per page the plan asks about, unless it is to look at every page.
-            let partial = kept != nil || verifies || full || interrupted ? nil : try ManifestIndex(reading: SiteStore.ManifestReader(database: database))
-            let known = kept ?? partial
-            var previous = known == nil ? try SiteStore.pageManifest(in: database) : (paths: [], records: [])
-            let fileCount = known?.fileCount ?? previous.paths.count
-            // The manifest describes the files of one folder as the last build left them: a build into another
-            // folder, or into one emptied by hand (robots.txt is in every build), starts over.
-            let renderAll: String? = full ? "full build requested" : interrupted ? "the last build did not finish"
-                : fileCount == 0 ? "first build"
-                : lastFolder.map { $0 != folder } ?? false ? "another output folder than the last build's"
-                : !FileManager.default.fileExists(atPath: output.appendingPathComponent("robots.txt").path) ? "the output folder was emptied"
-                : nil
-            // A page that is not there is one the last build never made: rendered again as a new page, so
-            // every page is looked at.
-            if verifies && renderAll == nil { previous = Self.present(previous, in: output) }
-            let manifest = known ?? ManifestIndex(paths: previous.paths, entries: previous.records)
-            return (fileCount, RenderPlan(manifest: manifest, renderAllReason: renderAll, visitsEverything: verifies))
-        }
-        // The manifest's reader is closed before the build returns, whatever stops it, unless a session keeps
-        // the index: the plan may be freed later, on the thread that read it.
-        defer {
-            fetchedAhead?.signal()
-            if session == nil, let (_, plan) = try? planning.value() { plan.manifest.closeReader() }
-        }
-        var changes = try load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
-                               readingEverySource: options.full, into: &summary)
-        loaded = true
-        // A build that stopped before publishing kept its load's changes: its pages are still to make, and
-        // the controllers' caches may be past them, so every page is looked at.
-        var changesPending = false
-        if var pending = try store.pendingChanges() {
-            pending.merge(changes)
-            changes = pending
-            changesPending = true
-        }
-        let related = try RelatedChanges(database: store.database, config: config).records(changedBy: changes)
-        clock.lap("load", into: &summary)
-
-        // A full build trusts nothing the last builds left, the listings' cached results included.
-        if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
-        // A dry run's connection holds its transaction open to the end: another writer would wait on it.
-        // A session's controllers save their caches on its connection: a thread and a connection of their own each build cost more.
-        let cacheWriter = options.dryRun || session != nil ? nil : CacheWriter(storePath: storePath.path)
-        defer { cacheWriter?.finish() }
-        var controllers = ControllerFetcher(config: config, templates: templates, database: store.database, changes: changes,
-                                            cacheWriter: cacheWriter)
-        controllers.progress = onRenderProgress
-        controllers.session = session
-        controllers.fetchAhead { !planning.isFinished }
-        fetchedAhead?.signal()
-        let (previousCount, plan) = try planning.value()
-        // A first build into a folder with files in it looks for those it did not make, at the end; into an
-        // empty one (a benchmark's, a CI's), it walks nothing.
-        let strangersPossible = plan.renderAllReason == "first build" && !options.dryRun
-            && (try? FileManager.default.contentsOfDirectory(atPath: outputDirectory.path))?.contains { !$0.hasPrefix(".") } == true
-        let writer = OutputWriter(root: outputDirectory, dryRun: options.dryRun)
-        writer.onWithdraw = { plan.withdraw($0, folderOf: $1) }
-        if options.dryRun { writer.plannedPaths = { plan.currentPaths() } }
-        let newFiles = NewFileLog(path: storePath.deletingLastPathComponent().appendingPathComponent("new-files").path)
-        if !options.dryRun {
-            writer.newFiles = newFiles
-            let madeHere = Set(leftHere).union(interrupted ? newFiles.files() : [])
-            writer.madeByLastBuilds = { plan.previous($0) != nil || madeHere.contains($0) }
-            writer.claimedByThisBuild = { plan.claimant(of: [$0]) != nil }
-            try? FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
-            writer.spares = SpareFiles(folder: storePath.deletingLastPathComponent().appendingPathComponent("spare").path,
-                                       outputRoot: outputDirectory.path, capacity: max(64, previousCount / 10))
-        }
-        // Workers read list pages' rows on connections of their own, which see what the load committed: a
-        // dry run's load is never committed, so its rows are read here.
-        let queue = RenderQueue(templates: templates, knownNames: config.templateNames, recordNames: config.recordFieldNames,
-                                site: config.templateSite, writer: writer,
-                                storePath: options.dryRun ? nil : storePath.path)
-        let sourcesUsed = Dictionary(uniqueKeysWithValues: templates.names.map { ($0, templates.sources(usedBy: $0)) })
-        let templateFingerprints = sourcesUsed.mapValues { Fingerprint.of($0.flatMap { [$0.name, $0.text] }) }
-        // Each template file's own fingerprint, kept for the next build: a page rendered for a template edit
-        // says which file it was (`--plan`), a partial's or a layout's, or one a dynamic partial may include.
-        var templateFiles: [String: Int64] = [:]
-        for source in sourcesUsed.values.joined() { templateFiles[source.name] = Fingerprint.of([source.name, source.text]) }
-        let lastTemplateFiles = Self.templateFiles(from: try store.state("template-files"))
-        if let lastTemplateFiles {
-            let edited = Set(templateFiles.filter { lastTemplateFiles[$0.key] != $0.value }.keys), gone = Set(lastTemplateFiles.keys).subtracting(templateFiles.keys)
-            for name in templates.names {
-                let used = sourcesUsed[name, default: []].map(\.name)
-                let dynamic = templates.usesChosenTemplates(name)
-                let changed = used.filter(edited.contains).map { "\($0).mustache" + (lastTemplateFiles[$0] == nil ? " (new)" : "") }
-                    + (dynamic ? gone.sorted().map { "\($0).mustache (deleted)" } : [])
-                guard !changed.isEmpty, let fingerprint = templateFingerprints[name] else { continue }
-                plan.templateReasons[fingerprint] = "template changed: " + changed.sorted().joined(separator: ", ")
-                    + (dynamic && changed != ["\(name).mustache"] ? " (\(name).mustache includes a template its data names, which may be any)" : "")
-            }
-        }
-        var renderer = PageRenderer(config: config, templates: templates, database: store.database, writer: writer, queue: queue,
-                                    plan: plan, controllers: controllers, relatedChanges: related,
-                                    templateFingerprints: templateFingerprints)
-        renderer.progress = onRenderProgress
-        renderer.pagesPerSitemap = options.pagesPerSitemap
-        var publishing = false
-        var planInputs: Int64 = 0
-        do {
-            do {
-                try controllers.checkListingQueries()
-                let navigation = try renderer.navigation()
-                var site = Fingerprint()
-                site.combine(config.settingsFingerprint)
-                for item in navigation {
-                    site.combine(item["title"] as? String ?? "")
-                    site.combine(item["url"] as? String ?? "")
-                }
-                renderer.siteFingerprint = site.signed
-                planInputs = planInputsFingerprint(config: config, site: site.signed, templates: templateFingerprints,
-                                                   pagesPerSitemap: options.pagesPerSitemap)
-                session?.check(inputs: planInputs)
-                // Only the pages the deltas name are looked at when the pages the last build left were made
-                // with these settings and templates, and its changes are all in the deltas.
-                if try options.dryRun || changesPending || store.state("plan-inputs") != String(planInputs) { plan.visitEverything() }
-                for listing in config.listings {
-                    summary.deltas.append(try renderer.renderListing(listing, navigation: navigation, warnings: &summary.warnings))
-                }
-                for collection in config.collections where collection.detail != nil {
-                    let (problems, delta) = try renderer.renderDetails(of: collection, navigation: navigation)
-                    summary.problems += problems
-                    if let delta { summary.deltas.append(delta) }
-                }
-                // After the pages: an alias or a static file at a page's address is the one left out, and said so.
-                summary.problems += try renderer.renderAliases()
-                summary.warnings += try renderer.renderBundleResources(root: root)
-                summary.warnings += try renderer.renderStaticFiles(root: root)
-                // The sitemap lists every page, so it waits until all are planned; it is made while the
-                // workers render the last of them (100,000 records: a twentieth of this thread's work).
-                try renderer.renderSiteFiles(navigation: navigation)
-                try queue.finish()
-                clock.lap("render", into: &summary)
-                summary.controllersFetchedAhead = controllers.takenAhead
-                publishing = true
-                try writer.publish()
-                clock.lap("publish", into: &summary)
-            } catch {
-                // The workers stop before the error goes up (`watch` and `serve` go on running, so threads
-                // left waiting would add up); the pages they wrote never take their places, and the
-                // manifest is not saved.
-                try? queue.finish()
-                writer.discardUnpublished()
-                // Stopped before publishing, the output folder is the last complete build's: the next build
-                // needs only this one's changes to make what it did not (not every page, as after a kill).
-                // Not after a killed build (its mark says what only a build of every page finishes), nor
-                // into another folder than the last build's (the manifest is still that folder's).
-                if !publishing && !options.dryRun && !interrupted && (lastFolder == nil || lastFolder == folder) {
-                    cacheWriter?.finish()
-                    _ = try? store.keepPendingChanges(changes)
-                }
-                throw error
-            }
-        } catch let error as TemplateError {
-            throw BuildError.templates(error)
-        } catch let error as CocoaError where error.code == .fileReadUnknown {
-            throw BuildError.input(path: error.userInfo[NSFilePathErrorKey] as? String ?? root.path, reason: error.localizedDescription)
-        } catch let error as CocoaError {
-            throw BuildError.output(path: error.userInfo[NSFilePathErrorKey] as? String ?? outputDirectory.path,
-                                    reason: error.localizedDescription)
-        }
-        summary.problems += plan.collisions.map { SourceError(file: "sitegen.yml", reason: $0) }
-
-        // The snapshots are saved before this connection writes the manifest: one writer at a time.
-        cacheWriter?.finish()
-        let (changed, removed) = plan.takeManifestChanges(hashes: writer.manifest)
-        // After an interrupted build every page was rendered, so the writer knows every file there should be.
-        let removedHere = Set(removed)
-        let stale = removed + leftHere.filter { writer.manifest[$0] == nil && !removedHere.contains($0) }
-        let (deleted, undeletable) = writer.deleteStale(stale, afterInterruption: interrupted ? Set(writer.manifest.keys) : nil,
-                                                        made: interrupted ? newFiles.files() : [])
-        summary.deletedPaths = deleted.sorted()
-        // A file that could not be deleted stays in the manifest, so that the next build tries again.
-        summary.problems += undeletable.map { SourceError(file: outputDirectory.appendingPathComponent($0.path).path,
-                                                          reason: "cannot be deleted (\($0.reason)), though no page has it now; the next build tries again") }
-        let keptPaths = Set(undeletable.map(\.path))
-        if strangersPossible {
-            summary.warnings += strangers(in: writer)
-        }
-        let removedFromManifest = keptPaths.isEmpty ? removed : removed.filter { !keptPaths.contains($0) }
-        let stamp = UUID().uuidString
-        plan.manifest.apply(changed: changed, removed: removedFromManifest)
-        // Pages left out for an address another page has, and files that could not be deleted, are looked for
-        // again by the next build, which then looks at every page: until the clash is fixed, or the file goes.
-        try store.updatePageManifest(changed: changed, removed: removedFromManifest, stamp: stamp,
-                                     planInputs: plan.collisionCount == 0 && undeletable.isEmpty ? String(planInputs) : "",
-                                     counts: plan.manifest.currentCounts)
-        session?.keep(plan.manifest, stamp: stamp)
-        try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
-        if !leftHere.isEmpty {
-            for name in Set([folder, absolute]) { try store.forgetFiles(ofFolder: name) }
-            // One that could not be deleted is remembered still, for the next build to try again.
-            let stillHere = leftHere.filter(keptPaths.contains)
-            if !stillHere.isEmpty { try store.remember(stillHere, ofFolder: folder) }
-        }
-        // A mark of the output's last change, whichever process made it: a `serve` whose own build finds
-        // nothing to do (a `build` in another terminal got there first) still reloads its open pages.
-        if !options.dryRun && (writer.written > 0 || !summary.deletedPaths.isEmpty) {
-            try store.setState("published", UUID().uuidString)
-        }
-        summary.publication = try store.state("published")
-        // The manifest names every file there now (in a dry run, the store's changes are taken back).
-        if !options.dryRun { newFiles.clear() }
-        writer.spares?.trim()
-        summary.rendered = plan.rendered
-        summary.pagesKept = plan.kept
-        summary.pagesLookedAt = plan.pagesLookedAt
-        summary.writtenPaths = writer.changed
-        summary.pagesDeleted = summary.deletedPaths.count
-        summary.pagesWritten = writer.written
-        summary.pagesUnchanged = writer.unchanged
-        // A new store's first load, synced while the pages were made, is on the disk before the build ends.
-        store.waitUntilDurable()
-        clock.lap("write", into: &summary)
-        return summary
     }
 }
 
@@ -492,7 +226,7 @@ extension SiteBuilder {
     /// A first build into a folder that has files it did not make (an `output/` kept while `.sitegen/`
     /// was not, as a CI cache may): the pages of records deleted since are among them, and no build
     /// will delete them, as it deletes only what a build made. Said once, with a few of them.
-    private func strangers(in writer: OutputWriter) -> [SourceError] {
+    func strangers(in writer: OutputWriter) -> [SourceError] {
         let made = writer.manifest
         guard let walker = FileManager.default.enumerator(at: outputDirectory, includingPropertiesForKeys: [.isRegularFileKey],
                                                           options: [.skipsHiddenFiles]) else { return [] }
@@ -633,47 +367,6 @@ extension SiteBuilder {
             }
         }
         return warnings
-    }
-}
-
-/// Measures the time each stage takes.
-private struct StageClock {
-    private var start = DispatchTime.now()
-
-    mutating func lap(_ stage: String, into summary: inout BuildSummary) {
-        let now = DispatchTime.now()
-        summary.stageSeconds.append((stage, Double(now.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9))
-        start = now
-    }
-}
-
-/// Work started on a thread of its own, whose result the caller waits for when it needs it.
-final class BackgroundWork<Value>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    // Written by the worker before it signals, read by the caller after waiting: the semaphore orders them.
-    private var result: Result<Value, any Error>?
-
-    /// Starts `work` at once.
-    init(_ work: @escaping @Sendable () throws -> Value) {
-        let thread = Thread { [self] in
-            result = Result { try work() }
-            done.signal()
-        }
-        thread.start()
-    }
-
-    /// Whether the work has ended, so that `value()` would not wait.
-    var isFinished: Bool {
-        guard done.wait(timeout: .now()) == .success else { return false }
-        done.signal()
-        return true
-    }
-
-    /// Waits for the work to end; its value, or the error it threw.
-    func value() throws -> Value {
-        done.wait()
-        done.signal()
-        return try result!.get()
     }
 }
 
