@@ -182,6 +182,14 @@ extension SiteStore {
             }
         }
 
+        /// The paths of the manifest's pages (`…/index.html`) in the order of their bytes, the table's own:
+        /// the sitemap's, read without decoding the rest of each row.
+        public func pagePaths(_ body: (String) -> Void) throws {
+            try database.cachedStatement("SELECT path FROM sitegen_pages WHERE path GLOB '*index.html' ORDER BY path").forEachRow {
+                body($0.string(at: 0) ?? "")
+            }
+        }
+
         /// Every file of the manifest.
         public func allFiles(_ body: (String, PageRecord) -> Void) throws {
             try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages").forEachRow {

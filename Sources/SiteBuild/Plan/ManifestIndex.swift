@@ -143,6 +143,18 @@ final class ManifestIndex: @unchecked Sendable {
         return lock.withLock { paths.indices.filter { live[$0] } }
     }
 
+    /// The last build's page paths (`…/index.html`) in byte order, read from the store without indexing
+    /// them, when the index holds only part of the manifest; nil when it holds all (its slots say them).
+    func storedPagePaths() throws -> [String]? {
+        try lock.withLock {
+            guard let reader else { return nil }
+            var found: [String] = []
+            found.reserveCapacity(counts.pageFiles)
+            try reader.pagePaths { found.append($0) }
+            return found
+        }
+    }
+
     /// Brings the index up to date with what a build wrote to the store's manifest: `changed` entries by
     /// path, and the paths `removed`. Every one of them was looked up during the build.
     func apply(changed: [String: PageRecord], removed: [String]) {

@@ -331,6 +331,36 @@ final class RenderPlan: @unchecked Sendable {
         }
     }
 
+    /// The pages (`…/index.html`) planned so far, kept or rendered, but for redirects, sorted: the sitemap's
+    /// entries. The last build's are read from the store as paths alone when the index holds only part of
+    /// the manifest (a tenth of the time of indexing them all, at 120,000 pages), and merged with the new.
+    func currentPagePaths() throws -> [String] {
+        let stored = try manifest.storedPagePaths()
+        return lock.withLock {
+            let gone = Set(unplannedSlots().map { manifest.path(at: $0) })
+            var kept = stored ?? manifest.allLiveSlots().map { manifest.path(at: $0) }.filter { $0.hasSuffix("index.html") }
+            kept.removeAll { gone.contains($0) || redirects.contains($0) }
+            let added = changed.keys.filter { $0.hasSuffix("index.html") && manifest.slot(of: $0) == nil && !redirects.contains($0) }
+            return Self.merged(kept, added.sorted())
+        }
+    }
+
+    /// `a` and the sorted `b` in one sorted array: `a` is sorted by bytes (the store's order), which is
+    /// Swift's for the NFC paths slugs make; sorted here first when it is not.
+    private static func merged(_ a: [String], _ b: [String]) -> [String] {
+        let a = zip(a, a.dropFirst()).allSatisfy { $0 <= $1 } ? a : a.sorted()
+        guard !b.isEmpty else { return a }
+        var result: [String] = []
+        result.reserveCapacity(a.count + b.count)
+        var (i, j) = (0, 0)
+        while i < a.count && j < b.count {
+            if a[i] <= b[j] { result.append(a[i]); i += 1 } else { result.append(b[j]); j += 1 }
+        }
+        result += a[i...]
+        result += b[j...]
+        return result
+    }
+
     /// Plans the file at `path` as a redirect (an alias) unless a page of this build has its address;
     /// says whether it must be rendered, as `needsRender` does.
     func needsRedirect(_ path: String, inputs: PageInputs, about record: PageRecord, explain: () -> String) -> Bool {

@@ -311,9 +311,9 @@ extension PageRenderer {
     func renderSitemaps() throws {
         // Listed and sorted once: the fingerprints and the files all need them.
         var listed: [String]?
-        func pages() -> [String] {
+        func pages() throws -> [String] {
             if let listed { return listed }
-            let found = plan.currentPaths().filter { $0.hasSuffix("index.html") }.sorted()
+            let found = try plan.currentPagePaths()
             listed = found
             return found
         }
@@ -323,15 +323,15 @@ extension PageRenderer {
         // The same pages as the last build, in files of the same form: what was written then stands.
         let unchanged = !plan.pageSetChanged() && plan.previous("sitemap.xml")?.inputs != nil
             && parts.allSatisfy { plan.previous($0)?.inputs != nil } && plan.previous("sitemap-\(partCount + 1).xml") == nil
-        func data(of path: String, _ fingerprint: () -> Int64) -> Int64 {
+        func data(of path: String, _ fingerprint: () throws -> Int64) rethrows -> Int64 {
             if unchanged, let last = plan.previous(path)?.inputs { return last.data }
-            return fingerprint()
+            return try fingerprint()
         }
         // The limit splits the pages into files: a different limit, different files from the same pages.
         var settings = Fingerprint()
         settings.combine(config.settingsFingerprint)
         settings.combine(pagesPerSitemap)
-        func write(_ path: String, data: Int64, _ text: () -> String) throws {
+        func write(_ path: String, data: Int64, _ text: () throws -> String) throws {
             let inputs = PageInputs(settings: settings.signed, template: 0, data: data)
             if plan.needsRender([path], inputs: inputs, about: PageRecord(inputs: nil, hash: 0), explain: { "pages added or removed" }) {
                 try writer.write(text(), to: path)
@@ -359,12 +359,12 @@ extension PageRenderer {
         }
 
         guard partCount > 0 else {
-            try write("sitemap.xml", data: data(of: "sitemap.xml") { Fingerprint.of(pages()) }) { urlset(pages()[...]) }
+            try write("sitemap.xml", data: data(of: "sitemap.xml") { Fingerprint.of(try pages()) }) { urlset(try pages()[...]) }
             return
         }
         for (number, part) in parts.enumerated() {
-            let slice = { pages()[(number * pagesPerSitemap)..<min((number + 1) * pagesPerSitemap, pages().count)] }
-            try write(part, data: data(of: part) { Fingerprint.of(Array(slice())) }) { urlset(slice()) }
+            let slice = { try pages()[(number * pagesPerSitemap)..<min((number + 1) * pagesPerSitemap, pages().count)] }
+            try write(part, data: data(of: part) { Fingerprint.of(Array(try slice())) }) { urlset(try slice()) }
         }
         try write("sitemap.xml", data: data(of: "sitemap.xml") { Fingerprint.of(["sitemapindex"] + parts) }) {
             var index = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
