@@ -395,7 +395,11 @@ public final class ResultsController {
         let queryKey = allProperties ? -ids.count : ids.count
         let sql = rowsQueries[queryKey] ?? compiled.rowsQuery(forIDs: ids.count, relatedColumns: relatedColumns ?? [:], allProperties: allProperties)
         rowsQueries[queryKey] = sql
-        return RowReading(sql: sql, ids: ids)
+        // A reader that finds it needs some of the rows only (the others' pages are rendered) reads those.
+        let (compiled, relatedColumns) = (compiled, relatedColumns ?? [:])
+        return RowReading(sql: sql, ids: ids) { count in
+            compiled.rowsQuery(forIDs: count, relatedColumns: relatedColumns, allProperties: allProperties)
+        }
     }
 
     private func loadRelatedColumns() throws -> [String: [String]] {
@@ -657,6 +661,21 @@ public struct RowReading: Sendable {
     let sql: String
     /// The rows' ids, in the order they are returned.
     public let ids: [Int64]
+    /// The query for as many ids as it is given.
+    var query: (@Sendable (Int) -> String)?
+
+    init(sql: String, ids: [Int64], query: (@Sendable (Int) -> String)? = nil) {
+        self.sql = sql
+        self.ids = ids
+        self.query = query
+    }
+
+    /// The reading of the rows `ids` alone (some of this reading's), in that order.
+    public func only(_ ids: [Int64]) -> RowReading {
+        if ids.count == self.ids.count || ids.isEmpty { return RowReading(sql: ids.isEmpty ? "" : sql, ids: ids, query: query) }
+        guard let query else { preconditionFailure("a reading of no rows reads none") }
+        return RowReading(sql: query(ids.count), ids: ids, query: query)
+    }
 
     /// Reads the rows, in order, on `database` (which must see the store as the controller does); throws
     /// `rowVanished` for a row that is gone.

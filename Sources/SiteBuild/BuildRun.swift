@@ -18,6 +18,8 @@ final class BuildRun {
     private(set) var loaded = false
     /// Each template file's own fingerprint, kept for the next build to say which one changed.
     var templateFiles: [String: Int64] = [:]
+    /// Keeps the list items' pieces this build renders (none in a plan, which writes nothing).
+    private(set) lazy var pieceSink: ItemPieceSink? = options.dryRun ? nil : ItemPieceSink(storePath: builder.storePath.path)
 
     /// A run of `builder`'s pipeline on `store`.
     init(builder: SiteBuilder, store: SiteStore, options: SiteBuilder.Options, session: BuildSession?) {
@@ -54,7 +56,12 @@ final class BuildRun {
         clock.lap("load", into: &summary)
 
         // A full build trusts nothing the last builds left, the listings' cached results included.
-        if options.full { try store.transaction { try ResultsController.deleteAllCaches(in: store.database) } }
+        if options.full {
+            try store.transaction {
+                try ResultsController.deleteAllCaches(in: store.database)
+                try ItemFragmentStore.dropAll(in: store.database)
+            }
+        }
         // A dry run's connection holds its transaction open to the end: another writer would wait on it. A
         // session's controllers save their caches on its connection (a thread and a connection of their own
         // each build cost more).

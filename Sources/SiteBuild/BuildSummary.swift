@@ -39,6 +39,8 @@ public struct BuildSummary: Sendable {
     public var deltas: [ListingDelta] = []
     /// The results controllers this build fetched while its render plan was still being read.
     var controllersFetchedAhead = 0
+    /// List items put in from the pieces earlier builds rendered, and list items rendered into pieces.
+    public var listItemsReused = 0, listItemsRendered = 0
     /// Whether this was a dry run (`--plan`): nothing written, the store left as it was.
     public var dryRun = false
     /// Pages whose bytes changed (or are new).
@@ -106,6 +108,7 @@ public struct BuildSummary: Sendable {
             var deleted: [String]
             var deltas: [ListingDelta]
             var rows: [String: Int]
+            var listItems: [String: Int]
             var problems: [String]
             var stages: [String: Double]
         }
@@ -121,6 +124,7 @@ public struct BuildSummary: Sendable {
             diagnostics: diagnostics(problems, "error") + (stoppedBy.map { [diagnostic(of: $0)] } ?? []) + diagnostics(warnings, "warning"),
             sources: ["read": sourcesRead, "sameBytes": sourcesSameBytes, "unchanged": sourcesUnchanged], rendered: rendered, kept: pagesKept, written: writtenPaths.sorted(), unchanged: pagesUnchanged,
             deleted: deletedPaths, deltas: deltas, rows: ["inserted": rowsInserted, "updated": rowsUpdated, "deleted": rowsDeleted],
+            listItems: ["reused": listItemsReused, "rendered": listItemsRendered],
             problems: problems.map(\.description) + (stoppedBy.map { [$0] } ?? []), stages: Dictionary(stageSeconds.map { ($0.stage, $0.seconds) }) { $1 })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -43,6 +43,8 @@ struct TemplateRenderer {
     private let recordNames: Set<String>
     /// The site for sitegen's helpers on values that do not carry it (`TemplateValue.transformed`).
     private let site: TemplateText.Site?
+    /// The pieces a list section of the page is made of, when it is rendered piece by piece.
+    var fragments: ItemFragments?
     /// The template whose own tags are preferred when saying where an unknown name is used.
     private let preferredTemplate: String
     /// Names that no scope had, with where each was first used.
@@ -132,7 +134,11 @@ struct TemplateRenderer {
             let value = lookUp(section.tag, frame.position)
             sectionDepth += 1
             defer { sectionDepth -= 1 }
-            if section.inverted {
+            if let fragments, !fragments.applied, !section.inverted, stack.count == 1, frame.indentation.isEmpty,
+               section.tag.start == .anyScope, section.tag.transforms.isEmpty, section.tag.path == [fragments.section],
+               case .list(let list)? = value, list.count == fragments.cached.count {
+                renderPieces(of: list, section.body, frame, fragments)
+            } else if section.inverted {
                 renderInvertedSection(value, section.body, frame)
             } else {
                 renderSection(value, section.body, frame)
@@ -176,6 +182,26 @@ struct TemplateRenderer {
             inner.position = nil
             render(body, inner)
             stack.removeLast()
+        }
+    }
+
+    /// A list section item by item: an item's piece rendered before is put in as it is, the others are
+    /// rendered and kept (`ItemFragments`). The section is at the page's scope with no indentation, so an
+    /// item prints the same bytes whatever page it is on.
+    private mutating func renderPieces(of list: TemplateList, _ body: [TemplateNode], _ frame: Frame, _ fragments: ItemFragments) {
+        fragments.applied = true
+        var inner = frame
+        for position in 0..<list.count {
+            if let piece = fragments.cached[position] {
+                output.append(piece)
+                continue
+            }
+            let start = output.utf8.count
+            stack.append(list[position])
+            inner.position = ListPosition(index: position, count: list.count)
+            render(body, inner)
+            stack.removeLast()
+            fragments.rendered[position] = String(output[output.utf8.index(output.utf8.startIndex, offsetBy: start)...])
         }
     }
 

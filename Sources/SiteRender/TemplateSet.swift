@@ -15,7 +15,7 @@ public struct TemplateSet: Sendable {
     /// The names of every template loaded, sorted.
     public let names: [String]
     /// Each template's nodes.
-    private let templates: [String: [TemplateNode]]
+    let templates: [String: [TemplateNode]]
     /// Each template's file and text, to say where a name is used.
     private let sources: [String: (file: String, text: String)]
     /// The partials and layouts each template names, in the order its tags name them.
@@ -262,12 +262,13 @@ public struct TemplateSet: Sendable {
     /// `absolute(…)` and `markdown(…)` use for values other than a record's text (which carries its site);
     /// without it, the context's `site.baseURL` is.
     public func render(_ name: String, context: [String: Any], knownNames: Set<String>, recordNames: Set<String> = [],
-                       page: PageKind? = nil, site: TemplateText.Site? = nil) throws(TemplateError) -> String {
+                       page: PageKind? = nil, site: TemplateText.Site? = nil, fragments: ItemFragments? = nil) throws(TemplateError) -> String {
         guard let template = templates[name] else { throw .missingTemplate(name: name, available: names) }
         // A page kind's values are written out beside the code that makes its pages: a value added there must be added here.
         assert(page.map { Set(context.keys).isSubset(of: $0.values) } ?? true, "\(page!.name) have \(context.keys.sorted())")
         var renderer = TemplateRenderer(templates: templates, knownNames: knownNames, recordNames: recordNames, page: page,
                                         preferring: name, site: site ?? Self.site(of: context))
+        renderer.fragments = fragments
         let output = renderer.render(template, root: .root(context))
         try throwIfRunaway(renderer)
         if let (partial, (location, value)) = renderer.missingPartials.min(by: { $0.key < $1.key }) {

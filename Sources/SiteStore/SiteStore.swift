@@ -52,6 +52,9 @@ public final class SiteStore {
                 owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL)
                 WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS sitegen_pages_record ON sitegen_pages (record, page, owner);
+            CREATE TABLE IF NOT EXISTS sitegen_fragments (
+                key INTEGER NOT NULL, id INTEGER NOT NULL, version INTEGER NOT NULL, html TEXT NOT NULL,
+                PRIMARY KEY (key, id)) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS sitegen_sources_by_collection ON sitegen_sources (collection, path);
             CREATE INDEX IF NOT EXISTS sitegen_sources_failed ON sitegen_sources (collection, path) WHERE status != 'ok';
             CREATE INDEX IF NOT EXISTS sitegen_sources_bundles ON sitegen_sources (collection, path)

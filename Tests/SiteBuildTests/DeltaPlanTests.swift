@@ -110,4 +110,46 @@ final class DeltaPlanTests: XCTestCase {
     private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
         try scratch.assertSameAsCleanBuild(context, file: file, line: line)
     }
+
+    /// 2,000 banks newest first, 100 pages: a new bank at the top shifts every page by one row, and the
+    /// pages are made of the pieces the last build rendered for their rows, the new bank's alone rendered
+    /// (the states' pages, which have Markdown twins, are rendered whole). A template edited renders every
+    /// item afresh; an edited bank renders its own item again. Each build equals a clean one.
+    func testShiftedPagesAreMadeOfTheirRowsPiecesRenderedBefore() throws {
+        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
+        var rows = ["name,city,state,cert,acquirer,closing_date,fund,notes"]
+        for number in 0..<2_000 {
+            let day = String(format: "20%02d-%02d-%02d", number % 24, number % 12 + 1, number % 28 + 1)
+            rows.append("Bank \(number),Town \(number % 300),S\(number % 7),\(100_000 + number),Acquirer,\(day),\(number),Notes.")
+        }
+        func write() throws { try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8) }
+        try write()
+        let first = try SiteBuilder(root: site).build()
+        XCTAssertTrue(first.succeeded, "\(first.problems)")
+        XCTAssertGreaterThanOrEqual(first.listItemsRendered, 2_000, "a first build renders every item into a piece")
+
+        rows.append("Bank New,Town New,S1,999999,Acquirer,2099-12-31,1,Newest.")
+        try write()
+        let shifted = try SiteBuilder(root: site).build()
+        XCTAssertTrue(shifted.succeeded, "\(shifted.problems)")
+        XCTAssertGreaterThanOrEqual(shifted.rendered.filter { $0.path.hasPrefix("page/") }.count, 99, "every page of the listing shifted")
+        XCTAssertEqual(shifted.listItemsRendered, 1, "only the new bank's item is rendered")
+        XCTAssertGreaterThanOrEqual(shifted.listItemsReused, 1_990)
+        try assertSameAsCleanBuild("after a bank added at the top")
+
+        let template = site.appendingPathComponent("Templates/list.mustache")
+        let text = try String(contentsOf: template, encoding: .utf8)
+        try text.replacingOccurrences(of: "<td class=\"date\">", with: "<td class=\"date when\">").write(to: template, atomically: true, encoding: .utf8)
+        let edited = try SiteBuilder(root: site).build()
+        XCTAssertEqual(edited.listItemsReused, 0, "a template edited renders every item again")
+        XCTAssertGreaterThanOrEqual(edited.listItemsRendered, 2_001)
+        try assertSameAsCleanBuild("after the list template was edited")
+
+        rows[1_500] = rows[1_500].replacingOccurrences(of: "Town ", with: "City ")
+        rows.append("Bank Newer,Town Newer,S2,999998,Acquirer,2100-01-01,1,Newer.")
+        try write()
+        let both = try SiteBuilder(root: site).build()
+        XCTAssertEqual(both.listItemsRendered, 2, "the new bank's item and the edited one's")
+        try assertSameAsCleanBuild("after a bank edited and one added")
+    }
 }

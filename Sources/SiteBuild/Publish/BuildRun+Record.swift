@@ -29,6 +29,7 @@ extension BuildRun {
                                      planInputs: plan.collisionCount == 0 && undeletable.isEmpty ? String(planInputs) : "",
                                      counts: plan.manifest.currentCounts)
         session?.keep(plan.manifest, stamp: stamp)
+        if let pieceSink { try store.transaction { try ItemFragmentStore.keep(onlyKeys: pieceSink.keysUsed, in: store.database) } }
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
         try forgetFilesLeft(history, except: keptPaths)
         // A mark of the output's last change, whichever process made it: a `serve` whose own build finds
@@ -43,6 +44,8 @@ extension BuildRun {
         summary.rendered = plan.rendered
         summary.pagesKept = plan.kept
         summary.pagesLookedAt = plan.pagesLookedAt
+        summary.listItemsReused = pieceSink?.reused ?? 0
+        summary.listItemsRendered = pieceSink?.rendered ?? 0
         summary.writtenPaths = writer.changed
         summary.pagesDeleted = summary.deletedPaths.count
         summary.pagesWritten = writer.written

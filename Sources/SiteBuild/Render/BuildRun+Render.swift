@@ -22,12 +22,14 @@ extension BuildRun {
                                     templateFingerprints: templateFingerprints)
         renderer.progress = builder.onRenderProgress
         renderer.pagesPerSitemap = options.pagesPerSitemap
+        renderer.pieceSink = pieceSink
         var publishing = false
         do {
             do {
                 let planInputs = try render(with: &renderer, site: site, plan: plan, controllers: controllers,
                                             templateFingerprints: templateFingerprints, changes: changes)
                 try queue.finish()
+                pieceSink?.finish()
                 clock.lap("render", into: &summary)
                 summary.controllersFetchedAhead = controllers.takenAhead
                 publishing = true
@@ -39,6 +41,7 @@ extension BuildRun {
                 // left waiting would add up); the pages they wrote never take their places, and the
                 // manifest is not saved.
                 try? queue.finish()
+                pieceSink?.finish()
                 output.writer.discardUnpublished()
                 // Stopped before publishing, the output folder is the last complete build's: the next build
                 // needs only this one's changes to make what it did not.

@@ -15,7 +15,8 @@ extension PageRenderer {
         let (controller, delta) = try controllers.controller(for: fetch)
         var dirty = relatedChanges[collection.name] ?? []
         if listing.taxonomy != nil, !dirty.isEmpty { dirty = try itemRows(of: dirty, in: fetch.request.table) }
-        let state = ListingState(listing: listing, controller: controller, delta: delta, dirty: dirty, settings: listingSettings(listing))
+        var state = ListingState(listing: listing, controller: controller, delta: delta, dirty: dirty, settings: listingSettings(listing))
+        state.pieceKey = pieceKey(of: listing, settings: state.settings)
         defer { controllers.finish(with: controller) }
         let visit = try pagesToVisit(of: listing, delta: delta, dirty: dirty, controller: controller)
         let deltaReport = Self.report(listing.name, delta)
@@ -109,6 +110,21 @@ extension PageRenderer {
         return deltaReport
     }
 
+    /// The key of the pieces `listing`'s items are kept as (`ListItemPieces`), from its template and the
+    /// settings its pages show; nil when its pages are rendered whole: its template's items depend on more
+    /// than the item, its pages have Markdown twins (whose rows are read here), or nothing keeps pieces.
+    func pieceKey(of listing: ListingConfig, settings: Int64) -> Int64? {
+        guard let pieceSink, queue.readsStore, !listing.writesMarkdown,
+              templates.rendersItemsAlone(listing.template, section: "items", varying: ListItemPieces.pageValues)
+        else { return nil }
+        var key = Fingerprint()
+        key.combine("list items")
+        key.combine(settings)
+        key.combine(templateFingerprint(listing.template))
+        pieceSink.use(key: key.signed)
+        return key.signed
+    }
+
     /// A delta as the build report gives it.
     static func report(_ name: String, _ delta: Delta?) -> BuildSummary.ListingDelta {
         var report = BuildSummary.ListingDelta(name: name, caughtUp: delta != nil)
@@ -199,14 +215,13 @@ extension PageRenderer {
             }
             let relatedHere = try pageRows.map { try RelatedRecords(database: database, collection: collection).fetch(for: $0) }
             let reading = readsHere ? nil : try controller.rowReading(in: rows(number))
-            try write(listing.template, .list, path: paginator.path(ofPage: number)) { worker in
-                var (pageRows, related) = (pageRows ?? [], relatedHere ?? [:])
-                if let reading {
-                    let database = try worker.database()
-                    pageRows = try reading.rows(on: database).map(recordRow)
-                    related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
-                }
-                let items = presenter.contexts(pageRows) { related[$0["_id"]?.int64Value ?? 0] ?? [:] }
+            // The rows a worker reads, presented as the template's items.
+            let present = { (reading: RowReading, database: Database) throws -> [TemplateRecord] in
+                let pageRows = try reading.rows(on: database).map(recordRow)
+                let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
+                return presenter.contexts(pageRows) { related[$0["_id"]?.int64Value ?? 0] ?? [:] }
+            }
+            let context = { (items: [TemplateRecord]) -> [String: Any] in
                 var pagination: [String: Any] = [
                     "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,
                     "first": link(paginator.newestPage), "last": link(paginator.oldestPage),
@@ -218,16 +233,35 @@ extension PageRenderer {
                 // prev is the newer page, next the older, whichever way the pages are numbered.
                 if let newer = paginator.newerPage(than: number) { pagination["prev"] = link(newer) }
                 if let older = paginator.olderPage(than: number) { pagination["next"] = link(older) }
-                var context: [String: Any] = [
+                var values: [String: Any] = [
                     "site": site, "nav": navigation, "pageTitle": pageTitle, "pageURL": link(number),
                     "listing": ["name": listing.name, "title": listing.title],
                     "items": items, "empty": items.isEmpty, "pagination": pagination, "feeds": feeds,
                 ]
                 if var sectionContext {
                     if let indexPath = listing.indexPath { sectionContext["index"] = presenter.url(indexPath) }
-                    context["section"] = sectionContext
+                    values["section"] = sectionContext
                 }
-                return context
+                return values
+            }
+            let path = paginator.path(ofPage: number)
+            if let reading, let key = state.pieceKey, let pieceSink {
+                let pieces = ListItemPieces(key: key, versions: controller.versions(in: rows(number)), stale: state.dirty,
+                                            reading: reading, sink: pieceSink, reuses: plan.renderAllReason == nil)
+                try queue.submit(template: listing.template, page: .list, path: String(path.dropFirst()) + "index.html", pieces: pieces) { worker, usesPieces in
+                    let database = try worker.database()
+                    guard usesPieces else { return (context(try present(reading, database)), nil) }
+                    let (items, fragments) = try pieces.items(on: database) { try present($0, database) }
+                    return (context(items), fragments)
+                }
+            } else {
+                try write(listing.template, .list, path: path) { worker in
+                    guard let reading else {
+                        let related = relatedHere ?? [:]
+                        return context(presenter.contexts(pageRows ?? []) { related[$0["_id"]?.int64Value ?? 0] ?? [:] })
+                    }
+                    return context(try present(reading, try worker.database()))
+                }
             }
             if listing.writesMarkdown, let pageRows {
                 let summary = sectionContext == nil && number == paginator.newestPage ? try yearSummary(of: listing, controller: state.controller) : ""

@@ -14,6 +14,8 @@ struct ListingState {
     let dirty: Set<Int64>
     /// The fingerprint of the settings its pages show.
     let settings: Int64
+    /// The key its items' pieces are kept under; nil when its pages are rendered whole.
+    var pieceKey: Int64?
     /// Each row of the delta by id, with its place in the delta's list: a page's reasons look up its own
     /// rows. Going through the delta's lists for every page took 13 s of a build that changed 50,000 rows.
     let deltaPlaces: DeltaPlaces?

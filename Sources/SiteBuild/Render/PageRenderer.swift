@@ -26,6 +26,8 @@ struct PageRenderer {
     let templateFingerprints: [String: Int64]
     /// The most pages a sitemap file lists (`SiteBuilder.Options.pagesPerSitemap`).
     var pagesPerSitemap = 50_000
+    /// Where the list items' pieces rendered by this build are kept for the next; nil when none are (a plan).
+    var pieceSink: ItemPieceSink?
 
     var site: [String: Any] {
         ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath, "params": config.params.mapValues(\.templateValue)]

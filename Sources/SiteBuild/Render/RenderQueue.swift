@@ -101,6 +101,27 @@ final class RenderQueue: @unchecked Sendable {
         }
     }
 
+    /// Queues a list page whose items may be put in from pieces rendered before (`ListItemPieces`):
+    /// `context` makes its context with them, or, asked again with `false` when the render could not use
+    /// them (the section was not where pieces apply), from every row.
+    func submit(template: String, page: PageKind?, path: String, pieces: ListItemPieces,
+                context: @escaping (Worker, Bool) throws -> ([String: Any], ItemFragments?)) throws {
+        try submit(paths: [path]) { [self] worker in
+            let (values, fragments) = try context(worker, true)
+            let text = try templates.render(template, context: values, knownNames: knownNames, recordNames: recordNames, page: page,
+                                            site: site, fragments: fragments)
+            guard let fragments else { return [text] }
+            if fragments.applied {
+                pieces.keep(fragments)
+                return [text]
+            }
+            // Placeholders stood for the items that had pieces: rendered again from their rows.
+            guard fragments.cached.contains(where: { $0 != nil }) else { return [text] }
+            let (plain, _) = try context(worker, false)
+            return [try templates.render(template, context: plain, knownNames: knownNames, recordNames: recordNames, page: page, site: site)]
+        }
+    }
+
     /// Queues files that are no template's pages (a page's feeds, one per format): `documents` makes their
     /// texts on a worker thread (touching only the worker's connection, not the build's), one for each of
     /// `paths`, where they are written.
