@@ -74,7 +74,8 @@ final class BuildRun {
         controllers.fetchAhead { !planning.isFinished }
         fetchedAhead?.signal()
         let (previousCount, plan) = try planning.value()
-        let output = OutputFiles(for: builder, plan: plan, history: history, previousCount: previousCount, dryRun: options.dryRun)
+        let output = OutputFiles(for: builder, plan: plan, history: history, previousCount: previousCount, dryRun: options.dryRun,
+                                 session: session)
         let planInputs = try renderAndPublish(site, plan: plan, controllers: controllers, related: related, output: output,
                                               changes: changes, history: history, cacheWriter: cacheWriter, clock: &clock)
         // The snapshots are saved before this connection writes the manifest: one writer at a time.

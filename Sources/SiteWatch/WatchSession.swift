@@ -103,8 +103,10 @@ public final class WatchSession: @unchecked Sendable {
         var schedule = WatchSchedule()
         while let changed = try watcher.nextBatch(retryAfter: schedule.retryAfter) {
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
-            // files written there during the build are seen.
-            followSources()
+            // files written there during the build are seen. Otherwise the folders stay as they were (parsing
+            // sitegen.yml for every save was a thirtieth of a one-record build), and those outside the site
+            // not made yet are looked for again.
+            if changed.contains(where: Self.watchedFiles.contains) || changed.contains(FileWatcher.eventsLost) { followSources() } else { watchSourcesAgain() }
             let folderGone = changed.contains(where: builtFolders.contains)
             let kind = schedule.kind(of: changed)
             var rebuilt = buildOnce(changedPaths: changed, verifiesOutput: schedule.verifiesNext || folderGone)
@@ -130,6 +132,16 @@ public final class WatchSession: @unchecked Sendable {
             try watcher.watch(folders: now.folders, files: now.files)
         } catch {
             watchWarnings.append("sitegen.yml: sources are read from \(now.folders.joined(separator: ", ")), "
+                                 + "but not all of them can be watched: \(error)")
+        }
+    }
+
+    /// Watches the folders `followSources` found, again: one outside the site made since is watched now.
+    private func watchSourcesAgain() {
+        do {
+            try watcher.watch(folders: sources.folders, files: sources.files)
+        } catch {
+            watchWarnings.append("sitegen.yml: sources are read from \(sources.folders.joined(separator: ", ")), "
                                  + "but not all of them can be watched: \(error)")
         }
     }

@@ -158,6 +158,35 @@ final class SpareFilesTests: XCTestCase {
 
     /// Replaces the page `name` with `text` as a build's writer does: through a spare while one can be had,
     /// else a temporary file and a rename; says whether a spare was used.
+    /// A watch's next build takes the spares its last build left as that build listed them, while the
+    /// folder has not changed since; once it has (another build, a hand), it lists the folder again.
+    func testAListingIsTakenAsItIsOnlyWhileTheFolderIsUnchanged() throws {
+        try write("old page A", to: "a.html")
+        try write("old page B", to: "b.html")
+        var listing: SpareFiles.Listing?
+        do {
+            let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10))
+            XCTAssertTrue(try place("new A", at: "a.html", with: first))
+            XCTAssertTrue(try place("new B", at: "b.html", with: first))
+            first.trim()
+            listing = first.listing()
+        }
+        let names = try XCTUnwrap(listing).names
+        XCTAssertEqual(Set(names), Set(try FileManager.default.contentsOfDirectory(atPath: spareFolder)), "the listing is the folder's files")
+        XCTAssertEqual(names.count, 2)
+
+        // Unchanged: the listing stands (a name the folder never had shows that it was not listed again).
+        let stale = SpareFiles.Listing(names: names + ["never-listed"], changed: try XCTUnwrap(listing).changed)
+        XCTAssertEqual(try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, remembered: stale)).spareCount, 3)
+        // Changed since: listed again.
+        usleep(10_000)
+        try Data("left by hand".utf8).write(to: URL(fileURLWithPath: spareFolder + "/by-hand"))
+        let again = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, remembered: stale))
+        XCTAssertEqual(again.spareCount, 3, "two spares and the file made by hand")
+        XCTAssertTrue(try place("A, third", at: "a.html", with: again))
+        XCTAssertEqual(try read("a.html"), "A, third")
+    }
+
     private func place(_ text: String, at name: String, with spares: SpareFiles) throws -> Bool {
         guard let spare = try spares.write(Data(text.utf8)) else {
             try replaceFile(atPath: output + "/" + name, with: Data(text.utf8))

@@ -98,6 +98,13 @@ public final class BuildSession: @unchecked Sendable {
         }
     }
 
+    /// The spare folder's files as the last build left them (`SpareFiles.Listing`).
+    var spareListing: SpareFiles.Listing? {
+        get { lock.withLock { spares } }
+        set { lock.withLock { spares = newValue } }
+    }
+    private var spares: SpareFiles.Listing?
+
     /// Keeps `index` as the manifest the store now holds, under `stamp`.
     func keep(_ index: ManifestIndex, stamp: String) {
         lock.withLock { manifest = (index, stamp) }
@@ -113,6 +120,7 @@ public final class BuildSession: @unchecked Sendable {
             settings = nil
             store = nil
             storeFile = nil
+            spares = nil
         }
     }
 

@@ -41,6 +41,7 @@ extension BuildRun {
         // The manifest names every file there now (in a dry run, the store's changes are taken back).
         if !options.dryRun { output.newFiles.clear() }
         writer.spares?.trim()
+        session?.spareListing = writer.spares?.listing()
         summary.rendered = plan.rendered
         summary.pagesKept = plan.kept
         summary.pagesLookedAt = plan.pagesLookedAt

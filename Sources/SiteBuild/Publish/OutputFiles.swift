@@ -12,7 +12,7 @@ struct OutputFiles {
     let strangersPossible: Bool
 
     /// The writer of `builder`'s output folder for a build planned by `plan`.
-    init(for builder: SiteBuilder, plan: RenderPlan, history: OutputHistory, previousCount: Int, dryRun: Bool) {
+    init(for builder: SiteBuilder, plan: RenderPlan, history: OutputHistory, previousCount: Int, dryRun: Bool, session: BuildSession?) {
         let folder = builder.outputDirectory
         strangersPossible = plan.renderAllReason == "first build" && !dryRun
             && (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.contains { !$0.hasPrefix(".") } == true
@@ -30,6 +30,7 @@ struct OutputFiles {
         writer.claimedByThisBuild = { plan.claimant(of: [$0]) != nil }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         writer.spares = SpareFiles(folder: storeFolder.appendingPathComponent("spare").path,
-                                   outputRoot: folder.path, capacity: max(64, previousCount / 10))
+                                   outputRoot: folder.path, capacity: max(64, previousCount / 10), remembered: session?.spareListing)
+        session?.spareListing = nil
     }
 }

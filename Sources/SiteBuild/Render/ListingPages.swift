@@ -36,6 +36,8 @@ extension PageRenderer {
         defer { throttle.finish() }
         var sections: [[String: Any]] = []
         var slugs: [String: String] = [:]
+        // Split once: Foundation's `replacingOccurrences` per section was a twentieth of a watch's build.
+        let pathAround = listing.path.components(separatedBy: "{section}")
         // A bool field is stored as 0 or 1, and printed as false or true: its sections are named so too.
         let sectionIsBool = collection.fields.contains { $0.name == listing.section && $0.type == .bool }
         for (number, var info) in controller.sections.enumerated() {
@@ -59,7 +61,7 @@ extension PageRenderer {
                     + "\(listing.path.replacingOccurrences(of: "{section}", with: slug)), an address that changes if a section before it takes that slug, "
                     + "and links made with {{slug(…)}} lead to '\(first)'"))
             }
-            let basePath = listing.path.replacingOccurrences(of: "{section}", with: slug)
+            let basePath = pathAround.joined(separator: slug)
             let summary: [String: Any] = [
                 "name": info.name, "title": info.displayTitle, "indexTitle": info.indexTitle ?? "",
                 "count": info.numberOfObjects, "url": presenter.url(basePath),
