@@ -165,7 +165,8 @@ extension PageRenderer {
         sectionData.combine(paginator.rowCount)
         for key in ["name", "title", "indexTitle", "url"] { sectionData.combine(sectionContext?[key] as? String ?? "") }
         let template = templateFingerprint(listing.template)
-        let site = site
+        // Made for the pages rendered only: every section of a listing comes here on every build.
+        var siteValues: [String: Any]?
         for number in try pageNumbers(of: listing, section: sectionNumber, paginator: paginator, visit: visit, markdownSummary: sectionContext == nil) {
             plan.lookAtPage()
             let directory = String(paginator.path(ofPage: number).dropFirst())
@@ -223,6 +224,8 @@ extension PageRenderer {
                 let related = try RelatedRecords(database: database, collection: collection).fetch(for: pageRows)
                 return presenter.contexts(pageRows) { related[$0["_id"]?.int64Value ?? 0] ?? [:] }
             }
+            if siteValues == nil { siteValues = site }
+            let site = siteValues!
             let context = { (items: [TemplateRecord]) -> [String: Any] in
                 var pagination: [String: Any] = [
                     "number": number, "pageCount": paginator.pageCount, "rowCount": paginator.rowCount,

@@ -147,6 +147,10 @@ extension PageRenderer {
     /// letter without accents, upper-cased (`Évian` under E, `ß` under S), and `#` for a digit or a sign.
     static func indexLetter(of title: String) -> String {
         guard let first = title.first else { return "" }
+        // ASCII needs no folding (Foundation's, per section and build, was a fiftieth of a watch's build).
+        if let byte = first.asciiValue {
+            return first.isLetter ? String(UnicodeScalar(byte & ~0x20)) : "#"
+        }
         let folded = String(first).folding(options: .diacriticInsensitive, locale: nil).uppercased()
         guard let letter = folded.first, letter.isLetter else { return "#" }
         return String(letter)
