@@ -50,8 +50,6 @@ final class BuildRun {
             fetchedAhead?.signal()
             closeManifestReader(of: planning)
         }
-        // The caches an earlier build of the session queued are saved before this one writes the store.
-        session?.waitForCacheWrites()
         let changes = try load(site.config)
         loaded = true
         let related = try RelatedChanges(database: store.database, config: site.config).records(changedBy: changes.changeset)
@@ -73,7 +71,6 @@ final class BuildRun {
                                             changes: changes.changeset, cacheWriter: cacheWriter)
         controllers.progress = builder.onRenderProgress
         controllers.session = session
-        controllers.storePath = builder.storePath.path
         controllers.fetchAhead { !planning.isFinished }
         fetchedAhead?.signal()
         let (previousCount, plan) = try planning.value()

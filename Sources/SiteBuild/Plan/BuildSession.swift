@@ -24,32 +24,8 @@ public final class BuildSession: @unchecked Sendable {
     /// `sitegen.yml` and the templates as the last build read them.
     private var settings: (config: SiteConfig, templates: TemplateSet)?
 
-    /// Saves the controllers' caches after the builds, on a thread and a connection of its own, so that a
-    /// save's build does not wait for them (a sixteenth of a one-record build at 100,000 records); made by
-    /// the first build that saves one. The caches are for a later process: the session's controllers stay
-    /// in memory.
-    private var cacheWriter: CacheWriter?
-
     /// An empty session: its first build reads everything from the store.
     public init() {}
-
-    deinit {
-        cacheWriter?.finish()
-    }
-
-    /// Queues a controller's cache write (`ResultsController.pendingCacheWrite`) for the store at `path`.
-    func saveLater(_ write: @escaping @Sendable (Database) throws -> Void, storePath path: String) {
-        let writer = lock.withLock {
-            if cacheWriter == nil { cacheWriter = CacheWriter(storePath: path) }
-            return cacheWriter!
-        }
-        writer.submit(write)
-    }
-
-    /// Waits until the caches queued by earlier builds are saved: a build does so before it writes the store.
-    func waitForCacheWrites() {
-        lock.withLock { cacheWriter }?.waitUntilIdle()
-    }
 
     /// The store connection kept for the session at `path`, opened now if there is none, or if the file
     /// the kept one reads is no longer the one at `path` (the store folder deleted, a `git clean`) or may

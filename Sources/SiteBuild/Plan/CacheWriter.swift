@@ -13,8 +13,6 @@ final class CacheWriter: @unchecked Sendable {
     private var writes: [@Sendable (Database) throws -> Void] = []
     private var closed = false
     private var finished = false
-    /// Whether a write is under way (taken from the queue, not yet done).
-    private var writing = false
 
     /// Starts the writer's thread, which opens the store at `storePath`.
     init(storePath: String) {
@@ -27,13 +25,6 @@ final class CacheWriter: @unchecked Sendable {
         condition.lock()
         writes.append(write)
         condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Waits until every write queued so far is done; the thread goes on waiting for more.
-    func waitUntilIdle() {
-        condition.lock()
-        while (!writes.isEmpty || writing) && !finished { condition.wait() }
         condition.unlock()
     }
 
@@ -60,13 +51,8 @@ final class CacheWriter: @unchecked Sendable {
                 return
             }
             let write = writes.removeFirst()
-            writing = true
             condition.unlock()
             if let database { try? database.transaction { try write(database) } }
-            condition.lock()
-            writing = false
-            condition.broadcast()
-            condition.unlock()
         }
     }
 }

@@ -20,8 +20,6 @@ struct ControllerFetcher {
     /// Where a `watch` keeps its controllers between builds: one kept there is caught up with the load's
     /// changes, not restored from its cache.
     var session: BuildSession?
-    /// The store's file, where a session's writer saves the caches after the build.
-    var storePath: String?
     /// The controllers `fetchAhead` made, by cache name, until their listing or collection takes them.
     private let ahead = Ahead()
 
@@ -173,10 +171,6 @@ struct ControllerFetcher {
     /// Saves `controller`'s cached results if they changed: through the cache writer when there is one.
     /// A cache that fails to save costs the next build a fresh fetch, nothing else.
     func saveCache(of controller: ResultsController) {
-        if let session, let storePath {
-            if let write = controller.pendingCacheWrite() { session.saveLater(write, storePath: storePath) }
-            return
-        }
         guard let cacheWriter else {
             try? controller.persistCache()
             return
