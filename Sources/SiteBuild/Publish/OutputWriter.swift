@@ -60,7 +60,7 @@ final class OutputWriter: @unchecked Sendable {
     /// Held while something is moved aside, so two workers needing one folder move it once.
     private let setAsideLock = NSLock()
     /// Whether `deleteStale` looks for temporary files of earlier processes in the whole folder even when
-    /// the last build was not interrupted (`--full`: a build that trusts nothing the last ones left).
+    /// the last build was not interrupted (a build of every page: `--full`, a first build, which trusts nothing the last ones left).
     var sweepsTemporaries = false
     /// Writes a page's bytes to its open temporary file; tests put a failing one here (a full disk).
     var writeBytes: @Sendable (Data, Int32, String) throws -> Void = { try OutputWriter.write($0, to: $1, path: $2) }
@@ -564,7 +564,7 @@ final class OutputWriter: @unchecked Sendable {
         if let current { candidates.formUnion(made.filter { !current.contains($0) }) }
         // Temporary files are looked for after a build that was killed or stopped at an error after writing
         // one (a full disk: its files are deleted, but a process killed meanwhile, or an earlier version,
-        // left them), and on `--full`; not on every build, which would list every folder of the site.
+        // left them), and in a build of every page (`--full`); not on every build, which would list every folder of the site.
         let sweeping = current != nil || sweepsTemporaries || newFiles?.earlierBuildsWroteTemporaryFiles == true
         if sweeping {
             if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) {
