@@ -20,7 +20,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The local server's HTTP stack: Hummingbird 2's core on SwiftNIO (docs/decisions.md, 42).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C boundaries: Debian's libsqlite3-dev and libcmark-gfm-dev / libcmark-gfm-extensions-dev.
@@ -47,7 +52,16 @@ let package = Package(
         ]),
         // Development tools over a built site: rebuild on change (inotify), serve output/ with live reload.
         .target(name: "SiteWatch", dependencies: ["SiteBuild"]),
-        .target(name: "SiteServe", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]),
+        .target(name: "SiteServe", dependencies: [
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "sitegen", dependencies: [
             "SiteBuild", "SiteStore", "SiteWatch", "SiteServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

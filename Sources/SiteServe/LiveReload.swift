@@ -1,6 +1,7 @@
 import Foundation
-import FlyingFox
-import FlyingSocks
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
 
 /// Tells every open page of the site that a build wrote files, over a server-sent-events stream, so it reloads.
 ///
@@ -53,30 +54,39 @@ public final class LiveReload: @unchecked Sendable {
         for continuation in continuations { continuation.finish() }
     }
 
-    /// The bytes of a new event stream: a comment at once (so the client knows it is connected), then events.
-    func subscribe() -> AsyncStream<[UInt8]> {
+    /// The bytes of a new event stream: a comment at once (so the client knows it is connected), then events;
+    /// and the stream's number, for `unsubscribe`.
+    func subscribe() -> (events: AsyncStream<[UInt8]>, id: Int) {
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let id = lock.withLock {
             nextListener += 1
             listeners[nextListener] = continuation
             return nextListener
         }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            _ = self.lock.withLock { self.listeners.removeValue(forKey: id) }
-        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         // A browser that loses the stream (the server restarted) tries again after a second.
         continuation.yield(Array(": sitegen live reload\nretry: 1000\n\n".utf8))
-        return stream
+        return (stream, id)
     }
 
-    /// The response that opens an event stream.
-    func eventStreamResponse() -> HTTPResponse {
-        HTTPResponse(
-            statusCode: .ok,
-            headers: HTTPHeaders([.contentType: "text/event-stream", .cacheControl: "no-store"]),
-            body: HTTPBodySequence(from: EventStreamBytes(stream: subscribe()))
-        )
+    /// Forgets the stream `id`: its page is gone (a write to it failed) or it ended.
+    func unsubscribe(_ id: Int) {
+        let continuation = lock.withLock { listeners.removeValue(forKey: id) }
+        continuation?.finish()
+    }
+
+    /// Answers with an event stream, written as events come, until it is finished or its page is gone.
+    func stream(to writer: consuming ResponseWriter) async throws {
+        let (events, id) = subscribe()
+        // A write to a page that was left fails: the stream is forgotten then, not at the next build.
+        defer { unsubscribe(id) }
+        var body = try await writer.writeHead(HTTPResponse(status: .ok, headerFields: [
+            .contentType: "text/event-stream", .cacheControl: "no-store",
+        ]))
+        for await event in events {
+            try await body.write(ByteBuffer(bytes: event))
+        }
+        try await body.finish(nil)
     }
 
     /// `html` with `script` inserted before its last `</body>` (any case), or after it when it has none.
@@ -95,36 +105,5 @@ public final class LiveReload: @unchecked Sendable {
 
     private static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-    }
-}
-
-/// An event stream's bytes as the buffered sequence FlyingFox sends as a chunked body, one chunk per event.
-struct EventStreamBytes: AsyncBufferedSequence {
-    typealias Element = UInt8
-    let stream: AsyncStream<[UInt8]>
-
-    func makeAsyncIterator() -> Iterator {
-        Iterator(events: stream.makeAsyncIterator())
-    }
-
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        var events: AsyncStream<[UInt8]>.Iterator
-        /// The part of an event that did not fit in the last buffer asked for.
-        var pending: ArraySlice<UInt8> = []
-
-        mutating func next() async -> UInt8? {
-            await nextBuffer(suggested: 1)?.first
-        }
-
-        mutating func nextBuffer(suggested count: Int) async -> [UInt8]? {
-            while pending.isEmpty {
-                // nil: the stream was finished or the connection's task cancelled, so the response ends.
-                guard let event = await events.next() else { return nil }
-                pending = event[...]
-            }
-            let buffer = Array(pending.prefix(Swift.max(count, 1)))
-            pending = pending.dropFirst(buffer.count)
-            return buffer
-        }
     }
 }

@@ -1,57 +1,76 @@
 import Foundation
-import FlyingFox
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
 
 /// Answers requests from the output folder: files through `OutputPathResolver`, HTML with the live-reload script,
 /// the event stream at `LiveReload.eventsPath`, and the site's `404.html` (or a plain 404) for anything else.
-struct OutputFileHandler: HTTPHandler {
+struct OutputFileHandler: Sendable {
     let root: URL
     /// The path the site is served under, which a build may change (`baseURL` in `sitegen.yml`).
     let basePath: BasePath
     let liveReload: LiveReload
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard request.method == .GET || request.method == .HEAD else {
-            return HTTPResponse(statusCode: .methodNotAllowed, headers: HTTPHeaders([.init("Allow"): "GET, HEAD"]))
+    /// A response as this handler makes it, before it is written: status, header fields and the whole body.
+    struct Reply {
+        var status: HTTPResponse.Status
+        var fields: HTTPFields
+        var body = Data()
+    }
+
+    /// Writes the answer to `request`.
+    func respond(to request: Request, writer: consuming ResponseWriter) async throws {
+        let method = request.head.method
+        // The target as sent (percent-encoded); an absolute-form target (`http://host/path`) is reduced to its path.
+        let target = request.head.path ?? ""
+        let rawPath = String(target.prefix { $0 != "?" })
+        if rawPath == LiveReload.eventsPath && method == .get {
+            try await liveReload.stream(to: writer)
+            return
         }
-        let rawPath = request.target.path(percentEncoded: true)
-        if rawPath == LiveReload.eventsPath && request.method == .GET {
-            return liveReload.eventStreamResponse()
+        var reply = self.reply(method: method, rawPath: rawPath, query: target.contains("?") ? String(target.drop { $0 != "?" }.dropFirst()) : "",
+                               range: request.head.headerFields[.range])
+        reply.fields[.contentLength] = String(reply.body.count)
+        let head = HTTPResponse(status: reply.status, headerFields: reply.fields)
+        // HEAD: the headers a GET would have, its length included, and no body.
+        if method == .head || reply.body.isEmpty {
+            try await writer.writeResponse(head)
+        } else {
+            try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+        }
+    }
+
+    /// What a request for `rawPath` (percent-encoded as sent) gets.
+    func reply(method: HTTPRequest.Method, rawPath: String, query: String, range: String?) -> Reply {
+        guard method == .get || method == .head else {
+            return Reply(status: .methodNotAllowed, fields: [.allow: "GET, HEAD"])
         }
         let resolver = OutputPathResolver(root: root, basePath: basePath.value)
-        var response: HTTPResponse
-        switch resolver.resolve(rawPath: rawPath, query: request.target.query(percentEncoded: true)) {
+        switch resolver.resolve(rawPath: rawPath, query: query) {
         case .file(let url, let name):
             // Read whole: the build replaces files by renaming, so this is the old file or the new one, never half.
-            if let contents = try? Data(contentsOf: url) {
-                let contentType = ContentType.of(fileNamed: name)
-                // A video or audio file is played from ranges (Safari asks for nothing else).
-                if let range = request.headers[.range], let part = Self.part(of: Self.served(contents, contentType: contentType), range: range) {
-                    response = HTTPResponse(statusCode: part.status, headers: HTTPHeaders([
-                        .contentType: contentType, .cacheControl: "no-store", .contentRange: part.contentRange, .acceptRanges: "bytes",
-                    ]), body: part.bytes)
-                } else {
-                    response = fileResponse(contents, contentType: contentType, status: .ok)
-                    response.headers[.acceptRanges] = "bytes"
-                }
-            } else {
-                response = notFoundResponse(resolver)
+            guard let contents = try? Data(contentsOf: url) else { return notFoundReply(resolver) }
+            let contentType = ContentType.of(fileNamed: name)
+            // A video or audio file is played from ranges (Safari asks for nothing else).
+            if let range, let part = Self.part(of: Self.served(contents, contentType: contentType), range: range) {
+                return Reply(status: part.status, fields: [
+                    .contentType: contentType, .cacheControl: "no-store", .contentRange: part.contentRange, .acceptRanges: "bytes",
+                ], body: part.bytes)
             }
+            var reply = fileReply(contents, contentType: contentType, status: .ok)
+            reply.fields[.acceptRanges] = "bytes"
+            return reply
         case .redirect(let location):
-            response = HTTPResponse(statusCode: .movedPermanently, headers: HTTPHeaders([.location: location]))
+            return Reply(status: .movedPermanently, fields: [.location: location])
         case .notFound:
-            response = notFoundResponse(resolver)
+            return notFoundReply(resolver)
         }
-        if request.method == .HEAD, case .httpBody(let body) = response.payload {
-            response.headers[.contentLength] = String(body.count ?? 0)
-            response.payload = .httpBody(HTTPBodySequence(data: Data()))
-        }
-        return response
     }
 
     /// The part of `body` a `Range` header asks for (`bytes=0-99`, `bytes=100-`, `bytes=-500`): 206 with it, or
     /// 416 when it starts past the end; nil, for the whole body, when the header asks for several ranges or is
     /// not one that can be read, as RFC 9110 lets a server answer.
-    static func part(of body: Data, range header: String) -> (status: HTTPStatusCode, contentRange: String, bytes: Data)? {
+    static func part(of body: Data, range header: String) -> (status: HTTPResponse.Status, contentRange: String, bytes: Data)? {
         let size = body.count
         guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
         let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
@@ -75,16 +94,15 @@ struct OutputFileHandler: HTTPHandler {
         return (.partialContent, "bytes \(start)-\(end)/\(size)", body.subdata(in: start..<(end + 1)))
     }
 
-    private func notFoundResponse(_ resolver: OutputPathResolver) -> HTTPResponse {
+    private func notFoundReply(_ resolver: OutputPathResolver) -> Reply {
         if let page = resolver.notFoundPage(), let contents = try? Data(contentsOf: page) {
-            return fileResponse(contents, contentType: ContentType.of(fileNamed: "404.html"), status: .notFound)
+            return fileReply(contents, contentType: ContentType.of(fileNamed: "404.html"), status: .notFound)
         }
         // A page, not plain text, so that it reloads once a build makes the page (or the whole output folder,
         // deleted while serving) again.
         let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>404 Not Found</title></head>\n"
             + "<body><h1>404 Not Found</h1><p>Nothing is published at this address yet.</p></body>\n</html>\n"
-        return HTTPResponse(statusCode: .notFound, headers: HTTPHeaders([.contentType: "text/html; charset=utf-8"]),
-                            body: LiveReload.inject(into: Data(page.utf8)))
+        return Reply(status: .notFound, fields: [.contentType: "text/html; charset=utf-8"], body: LiveReload.inject(into: Data(page.utf8)))
     }
 
     /// The bytes sent for a file: an HTML page with the live-reload script.
@@ -92,10 +110,9 @@ struct OutputFileHandler: HTTPHandler {
         contentType.hasPrefix("text/html") ? LiveReload.inject(into: contents) : contents
     }
 
-    private func fileResponse(_ contents: Data, contentType: String, status: HTTPStatusCode) -> HTTPResponse {
-        let body = Self.served(contents, contentType: contentType)
+    private func fileReply(_ contents: Data, contentType: String, status: HTTPResponse.Status) -> Reply {
         // A development server: the browser must ask again after every build, never show a cached page.
-        return HTTPResponse(statusCode: status, headers: HTTPHeaders([.contentType: contentType, .cacheControl: "no-store"]), body: body)
+        Reply(status: status, fields: [.contentType: contentType, .cacheControl: "no-store"], body: Self.served(contents, contentType: contentType))
     }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
-import FlyingFox
-import FlyingSocks
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
 
 /// The development server of `sitegen serve`: the output folder over HTTP, with live reload, on one address.
 ///
@@ -10,6 +12,8 @@ import FlyingSocks
 /// server.liveReload.reload()               // after a build that wrote files
 /// await server.stop()
 /// ```
+///
+/// Connections are Hummingbird 2's on SwiftNIO, each held to `Configuration`'s limits (docs/decisions.md, 42).
 public final class SiteServer: @unchecked Sendable {
     /// The address the server listens on unless told otherwise: this machine only.
     public static let defaultHost = "127.0.0.1"
@@ -28,15 +32,32 @@ public final class SiteServer: @unchecked Sendable {
         public var basePath: String
         /// How often open event streams are sent a comment, which finds the connections of pages that were left.
         public var heartbeat: Duration
+        /// The longest request line (method, target, version) answered; a longer one gets 414.
+        public var maximumRequestLineBytes: Int
+        /// The most header bytes a request may have; more get 431.
+        public var maximumHeaderBytes: Int
+        /// How long a request may take to arrive whole from its first byte; a slower one gets 408 and is closed.
+        public var requestTimeout: Duration
+        /// How long a connection with no request under way stays open.
+        public var idleTimeout: Duration
+        /// The most connections open at once; past it, new ones wait to be accepted until one closes.
+        public var maximumConnections: Int
 
         /// Serves `outputDirectory` on `host`:`port`, by default 127.0.0.1:8000, under `basePath`.
         public init(outputDirectory: URL, host: String = SiteServer.defaultHost, port: UInt16 = SiteServer.defaultPort,
-                    basePath: String = "/", heartbeat: Duration = .seconds(15)) {
+                    basePath: String = "/", heartbeat: Duration = .seconds(15),
+                    maximumRequestLineBytes: Int = 8 << 10, maximumHeaderBytes: Int = 32 << 10,
+                    requestTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), maximumConnections: Int = 4_096) {
             self.outputDirectory = outputDirectory
             self.host = host
             self.port = port
             self.basePath = basePath
             self.heartbeat = heartbeat
+            self.maximumRequestLineBytes = maximumRequestLineBytes
+            self.maximumHeaderBytes = maximumHeaderBytes
+            self.requestTimeout = requestTimeout
+            self.idleTimeout = idleTimeout
+            self.maximumConnections = maximumConnections
         }
     }
 
@@ -58,25 +79,28 @@ public final class SiteServer: @unchecked Sendable {
     public let configuration: Configuration
     /// The hub that tells open pages to reload.
     public let liveReload = LiveReload()
-    /// Told when the server stopped listening after it had started (out of file descriptors, say), and that it
+    /// Told when the server stopped listening after it had started (its listening socket closed), and that it
     /// listens again; set it before `start()`.
     public var onTrouble: (@Sendable (String) -> Void)?
     private let served: BasePath
     private let handler: OutputFileHandler
     private let lock = NSLock()
-    private var http: HTTPServer
+    private var http: Server<SiteHTTPChannel>?
+    /// The listening socket of the server running now.
+    private var listener: (any Channel)?
     private var runTask: Task<Void, Never>?
     private var heartbeatTask: Task<Void, Never>?
     private var runFailure: (any Error)?
     private var stopping = false
+    /// Whether the task that runs the server (and starts it again) has returned.
+    private var runEnded = false
 
     /// Prepares a server; throws when `configuration.host` is not an address.
     public init(_ configuration: Configuration) throws {
+        guard Self.isAddress(configuration.host) else { throw ServeError.invalidHost(configuration.host) }
         self.configuration = configuration
         served = BasePath(OutputPathResolver(root: configuration.outputDirectory, basePath: configuration.basePath).basePath)
         handler = OutputFileHandler(root: configuration.outputDirectory, basePath: served, liveReload: liveReload)
-        http = HTTPServer(address: try Self.socketAddress(host: configuration.host, port: configuration.port),
-                          timeout: 15, logger: .disabled, handler: handler)
     }
 
     /// The path the site is served under now; set it when a build changed `baseURL`'s path.
@@ -85,13 +109,33 @@ public final class SiteServer: @unchecked Sendable {
         set { served.value = OutputPathResolver(root: configuration.outputDirectory, basePath: newValue).basePath }
     }
 
+    /// A server on `port` (the configuration's, or the one bound first), not yet running.
+    private func makeServer(port: UInt16) -> Server<SiteHTTPChannel> {
+        let handler = self.handler
+        let channel = SiteHTTPChannel(
+            responder: { request, writer, _ in try await handler.respond(to: request, writer: writer) },
+            limits: RequestLimiter.Limits(maximumLineBytes: configuration.maximumRequestLineBytes,
+                                          maximumHeaderBytes: configuration.maximumHeaderBytes,
+                                          timeout: .nanoseconds(Int64(configuration.requestTimeout / .nanoseconds(1)))),
+            idleTimeout: configuration.idleTimeout)
+        let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
+        return Server(childChannelSetup: channel,
+                      configuration: ServerConfiguration(address: .hostname(host, port: Int(port)),
+                                                         availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
+                      onServerRunning: { [weak self] channel in self?.lock.withLock { self?.listener = channel } },
+                      eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                      logger: Logger(label: "sitegen.serve", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
     /// Binds the address and starts answering; returns where it listens, or throws when it cannot listen there.
-    /// A server that stops listening later (its accept fails) says so through `onTrouble` and listens again on
-    /// the same port a second later.
+    /// A server that stops listening later (its listening socket closed) says so through `onTrouble` and
+    /// listens again on the same port a second later.
     public func start() async throws -> ListeningAddress {
-        let first = lock.withLock { http }
+        let first = makeServer(port: configuration.port)
         let wanted = "\(configuration.host):\(configuration.port)"
+        lock.withLock { http = first }
         let task = Task {
+            defer { lock.withLock { runEnded = true } }
             var server = first
             while true {
                 do {
@@ -104,27 +148,31 @@ public final class SiteServer: @unchecked Sendable {
                 let reason = lock.withLock { runFailure.map(Self.reason) } ?? "the listening socket closed"
                 onTrouble?("the server stopped listening (\(reason)); listening again on port \(bound) in a second")
                 try? await Task.sleep(for: .seconds(1))
-                guard !Task.isCancelled, let address = try? Self.socketAddress(host: configuration.host, port: bound) else { return }
-                server = HTTPServer(address: address, timeout: 15, logger: .disabled, handler: handler)
-                lock.withLock { http = server }
+                guard !Task.isCancelled else { return }
+                server = makeServer(port: bound)
+                lock.withLock {
+                    listener = nil
+                    runFailure = nil
+                    http = server
+                }
             }
         }
         lock.withLock { runTask = task }
         // run() never returns while it serves, and fails early when it cannot bind: wait for either.
         let deadline = ContinuousClock.now + .seconds(10)
-        while await !first.isListening {
+        var listening: (any Channel)?
+        while listening == nil {
             if let failure = lock.withLock({ runFailure }) {
                 throw ServeError.cannotListen(address: wanted, reason: Self.reason(failure))
             }
             guard ContinuousClock.now < deadline else { throw ServeError.cannotListen(address: wanted, reason: "timed out") }
             try await Task.sleep(for: .milliseconds(10))
+            listening = lock.withLock { listener }
         }
-        let address: ListeningAddress
-        switch await first.listeningAddress {
-        case .ip4(let host, let port)?: address = ListeningAddress(host: host, port: port)
-        case .ip6(let host, let port)?: address = ListeningAddress(host: host, port: port)
-        default: throw ServeError.cannotListen(address: wanted, reason: "the socket has no address")
+        guard let local = listening?.localAddress, let port = local.port, let ip = local.ipAddress else {
+            throw ServeError.cannotListen(address: wanted, reason: "the socket has no address")
         }
+        let address = ListeningAddress(host: ip, port: UInt16(port))
         let heartbeat = configuration.heartbeat, liveReload = self.liveReload
         lock.withLock {
             boundPort = address.port
@@ -138,10 +186,9 @@ public final class SiteServer: @unchecked Sendable {
         return address
     }
 
-    /// Closes the listening socket as a failing accept does, without stopping the server (for tests of
-    /// `onTrouble`).
+    /// Closes the listening socket as a failure would, without stopping the server (for tests of `onTrouble`).
     func dropListener() async {
-        await lock.withLock { http }.stop(timeout: 0)
+        try? await lock.withLock { listener }?.close()
     }
 
     /// The port the server listened on once started (the one picked when 0 was asked for).
@@ -162,34 +209,31 @@ public final class SiteServer: @unchecked Sendable {
     }
 
     private static func reason(_ error: any Error) -> String {
-        if let error = error as? SocketError, case .failed(let call, let code, _) = error {
-            return "\(call): \(String(cString: strerror(code)))"
-        }
+        if let error = error as? IOError { return "\(error.description)" }
         return "\(error)"
     }
 
     /// Ends every event stream and closes the server, giving requests under way 0.2 s to finish.
     public func stop() async {
-        let http = lock.withLock {
+        let (http, runTask) = lock.withLock {
             stopping = true
             heartbeatTask?.cancel()
-            return self.http
+            return (self.http, self.runTask)
         }
         liveReload.finishAll()
-        await http.stop(timeout: 0.2)
-        lock.withLock { runTask }?.cancel()
+        Task { try? await http?.shutdownGracefully() }
+        let deadline = ContinuousClock.now + .milliseconds(200)
+        while runTask != nil && !lock.withLock({ runEnded }) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        // Connections still open (a client that keeps its own open) are closed by cancelling their tasks.
+        runTask?.cancel()
+        await runTask?.value
     }
 
     /// Whether `host` is an address the server can listen on (IPv4, IPv6 or `localhost`).
     public static func isAddress(_ host: String) -> Bool {
-        (try? socketAddress(host: host, port: 0)) != nil
-    }
-
-    private static func socketAddress(host: String, port: UInt16) throws -> any SocketAddress {
         let host = host == "localhost" ? "127.0.0.1" : host
-        if let address = try? sockaddr_in.inet(ip4: host, port: port) { return address }
-        if let address = try? sockaddr_in6.inet6(ip6: host, port: port) { return address }
-        throw ServeError.invalidHost(host)
+        var ip4 = in_addr(), ip6 = in6_addr()
+        return inet_pton(AF_INET, host, &ip4) == 1 || inet_pton(AF_INET6, host, &ip6) == 1
     }
 }
 

@@ -39,14 +39,15 @@ public struct FeedParser {
             encodingWarning = SourceError(file: file, line: position.line, column: position.column,
                                           reason: "not valid UTF-8; read as Windows-1252 (declare the encoding in the XML declaration to say otherwise)")
         }
-        let (cleanedBytes, cleaningWarnings) = XMLCleaner.cleanedWithWarnings([UInt8](utf8), file: file)
+        let (cleanedBytes, cleaner) = XMLCleaner.cleaning([UInt8](utf8))
         let cleaned = Data(cleanedBytes)
         // Handed over whole, a document past 10,000,000 bytes is one libxml2 will not look through
         // ("huge input lookup", error 1); a stream hands it over a chunk at a time, as a file's is.
         let parser = cleaned.count > Self.wholeDocumentLimit ? XMLParser(stream: InputStream(data: cleaned)) : XMLParser(data: cleaned)
         let delegate = FeedParserDelegate(file: file, parser: parser)
         if let encodingWarning { delegate.warnings.append(encodingWarning) }
-        return try run(parser, delegate, cleaningWarnings: { cleaningWarnings })
+        return try run(parser, delegate, cleaningWarnings: { cleaner.warnings(file: file) },
+                       undeclaredEntity: { cleaner.undeclaredEntityReason(atLine: $0) })
     }
 
     /// Parses the feed file at `url` as it is read, in constant memory, handing each item to `emit` (the
@@ -85,14 +86,16 @@ public struct FeedParser {
                 }
             }
             defer { delegate.onItem = nil }
-            return try run(parser, delegate, stoppedBy: { failure }, cleaningWarnings: { stream.cleaningWarnings(file: file) })
+            return try run(parser, delegate, stoppedBy: { failure }, cleaningWarnings: { stream.cleaningWarnings(file: file) },
+                           undeclaredEntity: { stream.undeclaredEntityReason(atLine: $0) })
         }
         return document
     }
 
     /// Runs the parse and turns what the delegate collected, or the first error, into the result.
     private func run(_ parser: XMLParser, _ delegate: FeedParserDelegate,
-                     stoppedBy failure: () -> SourceError? = { nil }, cleaningWarnings: () -> [SourceError]) throws(SourceError) -> FeedDocument
+                     stoppedBy failure: () -> SourceError? = { nil }, cleaningWarnings: () -> [SourceError],
+                     undeclaredEntity: (Int) -> String?) throws(SourceError) -> FeedDocument
     {
         parser.delegate = delegate
         parser.shouldProcessNamespaces = true
@@ -101,7 +104,9 @@ public struct FeedParser {
         // libxml2 recovers from some errors (a mismatched tag) and parse() still returns true; a feed that
         // is not well-formed fails all the same: leniency would turn a truncated download into deletions.
         if let error = delegate.firstError {
-            throw SourceError(file: file, line: error.line, column: error.column, reason: "not well-formed XML: \(Self.reason(error.code))")
+            // libxml2 names no entity: the cleaner saw which reference it stopped at.
+            let named = error.code == 26 || error.code == 27 ? undeclaredEntity(error.line) : nil
+            throw SourceError(file: file, line: error.line, column: error.column, reason: "not well-formed XML: \(named ?? Self.reason(error.code))")
         }
         if delegate.kind == nil {
             throw SourceError(file: file, line: 1, reason: "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")
@@ -131,7 +136,7 @@ extension FeedParser {
         case 6, 7, 8, 10, 11, 12: return "a malformed character reference (&#...;)"
         case 9: return "a character that XML does not allow (often a wrong encoding declaration)"
         case 14, 15, 16, 22, 23: return "a '&' that does not start an entity; write &amp;"
-        case 26, 27: return "an undeclared entity (&name;); write &amp; for a literal '&'"
+        case 26, 27: return "a reference to an entity that is not declared; write &amp; for a literal '&'"
         case 31, 32, 81: return "an encoding this parser does not support"
         case 38: return "a '<' inside an attribute value"
         case 39, 40, 41: return "a malformed attribute"

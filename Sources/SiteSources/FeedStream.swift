@@ -94,6 +94,8 @@ final class CleanedFeedStream: InputStream {
     var stopped = false
     /// What a reader of `file` should know of the cleaning (`XMLCleaner.warnings(file:)`).
     func cleaningWarnings(file: String) -> [SourceError] { cleaner.warnings(file: file) }
+    /// What to say of an undeclared entity at `line` (`XMLCleaner.undeclaredEntityReason(atLine:)`).
+    func undeclaredEntityReason(atLine line: Int) -> String? { cleaner.undeclaredEntityReason(atLine: line) }
 
     init?(file url: URL) {
         descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)

@@ -52,8 +52,18 @@ public struct MarkdownSource: Source {
         return false
     }
 
+    /// The largest Markdown file read as a page (README.md, `maxPageBytes`). A page is held whole several times
+    /// over as it is read, stored and rendered (its text, its HTML, the page around it): a 50 MB page took
+    /// 0.9 to 3 GB. A larger file is an error naming it, found before it is read (docs/decisions.md, 42).
+    public static let maxPageBytes = 8 << 20
+
     /// Reads the file as one record keyed by its name; undeclared front matter keys are warned about.
     public func read(_ input: inout SourceInput, emit: (Record) throws(SourceError) -> Void) throws(SourceError) -> [SourceError] {
+        if let size = input.size, size > Self.maxPageBytes {
+            let digits = String(size), grouped = digits.enumerated().map { ($0.offset > 0 && (digits.count - $0.offset) % 3 == 0 ? "," : "") + String($0.element) }.joined()
+            throw SourceError(file: displayName, reason: "is \(grouped) bytes, more than the \(Self.maxPageBytes >> 20) MiB a Markdown "
+                              + "page may have (maxPageBytes); split it into several pages")
+        }
         try rejectUTF16(input)
         let text = try decodeText(input.readAll(), displayName: displayName)
         let document = try FrontMatterDocument(parsing: text, file: displayName)

@@ -47,6 +47,17 @@ public struct SourceInput: ~Copyable {
         self.displayName = displayName
     }
 
+    /// The size of the bytes to read, when known (a file's, as it is now; the data's).
+    public var size: Int64? {
+        switch storage {
+        case .memory(let data):
+            return Int64(data.count)
+        case .file(let descriptor):
+            var status = stat()
+            return fstat(descriptor, &status) == 0 ? Int64(status.st_size) : nil
+        }
+    }
+
     /// The bytes, when they are already in memory rather than in a file to stream.
     public var dataInMemory: Data? {
         if case .memory(let data) = storage { return data }

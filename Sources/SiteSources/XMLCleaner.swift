@@ -29,8 +29,18 @@ struct XMLCleaner {
     var internalSubset: Range<Int>?
     /// The declared entities whose values were cut short (`internalEntities(in:)`).
     private var cutDeclared: Set<String> = []
-    /// Those of them the document uses, and any reference left out past the expansion budget, for a warning.
+    /// Those of them the document uses, for a warning.
     private(set) var cutEntities: [String] = []
+    /// The entities the document type declares as external (`SYSTEM` or `PUBLIC`: another file), never read.
+    private var externalDeclared: Set<String> = []
+    /// The first reference left out because replacements reached `expansionLimit`, its line, and how many
+    /// references were replaced before it: the budget, not the entity, is what ran out.
+    private(set) var firstOverBudget: (name: String, line: Int, replaced: Int)?
+    /// References to declared entities replaced so far.
+    private var replacedReferences = 0
+    /// The first reference to an entity that is neither XML's own, HTML's nor declared with its text, and
+    /// its line: libxml2 stops there ("undeclared entity"), without naming it.
+    private(set) var firstUnknownReference: (name: String, line: Int)?
     /// The first HTML entity name the document uses (`&nbsp;`, not XML), and its line, for a warning.
     private(set) var firstHTMLEntity: (name: String, line: Int)?
     /// The line of the next byte to clean.
@@ -40,6 +50,10 @@ struct XMLCleaner {
     func warnings(file: String) -> [SourceError] {
         var warnings = cutEntities.map {
             SourceError(file: file, line: 1, reason: "the entity '\($0)' declared in the document type nests too deep or grows past 64 KiB; its references are left out")
+        }
+        if let (name, line, replaced) = firstOverBudget {
+            warnings.append(SourceError(file: file, line: line, reason: "references to the entities the document type declares may add at most "
+                + "\(Self.expansionLimit >> 20) MiB to a document; the first \(replaced) were replaced, and from this one (&\(name);) on they are left out"))
         }
         if let (name, line) = firstHTMLEntity {
             warnings.append(SourceError(file: file, line: line, reason: "HTML entity names such as '&\(name);' are not XML; read as the characters they name"))
@@ -53,10 +67,25 @@ struct XMLCleaner {
         declared = found.values
         internalSubset = found.subset
         cutDeclared = Set(found.cut)
+        externalDeclared = found.external
     }
-    /// How many more bytes replacing them may add to the document: a small value referenced a million
+    /// The most that replacing declared entities may add to a document: a small value referenced a million
     /// times must not make gigabytes (past it, references are left out, with a warning).
-    private var expansionBudget = 16 << 20
+    static let expansionLimit = 16 << 20
+    /// How many more bytes replacing them may add to the document.
+    private var expansionBudget = expansionLimit
+
+    /// What to say of libxml2's "undeclared entity" error at `line`: the entity it stopped at, by name, and
+    /// why it is not known; nil when the cleaner saw no such reference there.
+    func undeclaredEntityReason(atLine line: Int) -> String? {
+        guard let (name, referenceLine) = firstUnknownReference, referenceLine == line else { return nil }
+        if externalDeclared.contains(name) {
+            return "the entity '&\(name);' is declared in the document type as external (SYSTEM or PUBLIC: another file's text), "
+                + "which sitegen never reads; declare its text (<!ENTITY \(name) \"...\">), or write &amp;\(name); for the characters '&\(name);'"
+        }
+        return "the entity '&\(name);' is not declared (XML has only &amp; &lt; &gt; &quot; &apos;; HTML's names are read too); "
+            + "declare it in the document type, or write &amp;\(name); for the characters '&\(name);'"
+    }
     private var state = State.text
     private var held: [UInt8] = []
     /// Bytes consumed before `held` begins (the XML declaration is kept only at offset 0).
@@ -80,13 +109,19 @@ struct XMLCleaner {
 
     /// `cleaned(_:)`, and what a reader of `file` should be warned of (`warnings(file:)`).
     static func cleanedWithWarnings(_ bytes: [UInt8], file: String) -> (bytes: [UInt8], warnings: [SourceError]) {
+        let (cleaned, cleaner) = cleaning(bytes)
+        return (cleaned, cleaner.warnings(file: file))
+    }
+
+    /// `cleaned(_:)`, and the cleaner, which knows what it changed and saw.
+    static func cleaning(_ bytes: [UInt8]) -> (bytes: [UInt8], cleaner: XMLCleaner) {
         var cleaner = XMLCleaner()
         cleaner.declare(from: bytes.prefix(SourceInput.chunkSize))
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         bytes.withUnsafeBytes { cleaner.feed($0, into: &output) }
         cleaner.finish(into: &output)
-        return (output, cleaner.warnings(file: file))
+        return (output, cleaner)
     }
 
     private mutating func process(into output: inout [UInt8], final: Bool) {
@@ -169,14 +204,20 @@ struct XMLCleaner {
                 }
                 if byte == UInt8(ascii: "&"), !declared.isEmpty, let (name, text, length) = declaredEntity(in: bytes, at: index) {
                     // Past the budget a reference is left out, and said to be.
-                    if text.count <= expansionBudget, !cutDeclared.contains(name) {
+                    if cutDeclared.contains(name) {
+                        if !cutEntities.contains(name) { cutEntities.append(name) }
+                    } else if text.count <= expansionBudget {
                         expansionBudget -= text.count
+                        replacedReferences += 1
                         output += text
-                    } else if !cutEntities.contains(name) {
-                        cutEntities.append(name)
+                    } else if firstOverBudget == nil {
+                        firstOverBudget = (name, line, replacedReferences)
                     }
                     index += length
                     continue
+                }
+                if byte == UInt8(ascii: "&"), firstUnknownReference == nil, let name = unknownEntity(in: bytes, at: index) {
+                    firstUnknownReference = (name, line)
                 }
                 output.append(byte)
                 index += 1
@@ -204,6 +245,23 @@ struct XMLCleaner {
 }
 
 extension XMLCleaner {
+    /// The entities XML declares itself.
+    private static let predefinedNames: [[UInt8]] = ["amp", "lt", "gt", "quot", "apos"].map { Array($0.utf8) }
+
+    /// The name of the entity referenced at `index` when it is none that XML, HTML or the document's own
+    /// declarations with text know (a character reference `&#…;` is none).
+    private func unknownEntity(in bytes: [UInt8], at index: Int) -> String? {
+        var end = index + 1
+        while end < bytes.count, end - index <= Self.longestName, bytes[end].isNameByte { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: ";"), end > index + 1 else { return nil }
+        // XML's own five, compared as bytes: feeds escape HTML with thousands of them, and a name made for each
+        // would cost the load.
+        let nameBytes = bytes[(index + 1)..<end]
+        for predefined in Self.predefinedNames where nameBytes.elementsEqual(predefined) { return nil }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        return declared[name] == nil ? name : nil
+    }
+
     /// The text and length of the reference to a declared entity at `index`, when that is one.
     private func declaredEntity(in bytes: [UInt8], at index: Int) -> (String, [UInt8], Int)? {
         var end = index + 1
@@ -223,7 +281,9 @@ extension XMLCleaner {
 
     /// What the internal subset at the start of `bytes` declares: the entities' values, the names of those
     /// cut short (nested deeper than three levels, or past 64 KiB), and where the subset is.
-    static func declarations<Bytes: Collection<UInt8>>(in bytes: Bytes) -> (values: [String: [UInt8]], cut: [String], subset: Range<Int>?) {
+    static func declarations<Bytes: Collection<UInt8>>(in bytes: Bytes)
+        -> (values: [String: [UInt8]], cut: [String], external: Set<String>, subset: Range<Int>?)
+    {
         // Most feeds have no document type: the bytes are searched before any text is made of them.
         let all = Array(bytes)
         guard let found = all.firstRange(of: Array("<!DOCTYPE".utf8)),
@@ -231,9 +291,10 @@ extension XMLCleaner {
             !all[..<found.lowerBound].indices.contains(where: { all[$0] == UInt8(ascii: "<") && $0 + 1 < all.count && all[$0 + 1].isASCIILetter }),
             let open = all[found.upperBound...].firstIndex(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: ">") }),
             all[open] == UInt8(ascii: "["), let close = all[open...].firstIndex(of: UInt8(ascii: "]"))
-        else { return ([:], [], nil) }
+        else { return ([:], [], [], nil) }
         let text = String(decoding: all[open..<close], as: UTF8.self)
         var declared: [String: String] = [:]
+        var external = Set<String>()
         var rest = text[...]
         while let start = rest.range(of: "<!ENTITY") {
             rest = rest[start.upperBound...]
@@ -241,6 +302,7 @@ extension XMLCleaner {
             guard afterSpace.first != "%" else { continue }
             let name = afterSpace.prefix { !" \t\r\n\"'>".contains($0) }
             let value = afterSpace.dropFirst(name.count).drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            if value.hasPrefix("SYSTEM") || value.hasPrefix("PUBLIC"), !name.isEmpty { external.insert(String(name)) }
             guard let quote = value.first, quote == "\"" || quote == "'", let end = value.dropFirst().firstIndex(of: quote),
                 !name.isEmpty, name.count <= longestName, declared[String(name)] == nil
             else { continue }
@@ -292,7 +354,7 @@ extension XMLCleaner {
                 cut.insert(name)
             }
         }
-        return (expandedValues, cut.sorted(), open..<(close + 1))
+        return (expandedValues, cut.sorted(), external, open..<(close + 1))
     }
 }
 

@@ -28,13 +28,21 @@ public final class FileWatcher: @unchecked Sendable {
         /// Folders whose changes never count (the build's output and store), wherever they are.
         public var ignoredFolders: [URL]
 
-        /// The ignored folders inside `root`, by their paths from it: the names events give them there.
+        /// The ignored folders inside `root`, by their paths from it: the names events give them there. Either
+        /// may be named through a symbolic link (a site reached through one): both are compared as written and
+        /// as resolved.
         public var ignoredPaths: [String] {
-            let rootPath = root.standardizedFileURL.path
-            return ignoredFolders.compactMap { folder in
-                let path = folder.standardizedFileURL.path
-                return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
+            let rootPaths = Set([root.standardizedFileURL.path, resolvedPath(root.path)])
+            var paths: [String] = []
+            for folder in ignoredFolders {
+                for path in Set([folder.standardizedFileURL.path, resolvedPath(folder.path)]) {
+                    for rootPath in rootPaths where path.hasPrefix(rootPath + "/") {
+                        let relative = String(path.dropFirst(rootPath.count + 1))
+                        if !paths.contains(relative) { paths.append(relative) }
+                    }
+                }
             }
+            return paths
         }
         /// How long no change must arrive before a batch is handed out, in seconds.
         public var quietPeriod: Double
@@ -67,6 +75,9 @@ public final class FileWatcher: @unchecked Sendable {
     private var rootWatch: Int32 = -1
     /// Each watched folder by its watch, as a path relative to the root.
     private var folderByWatch: [Int32: String] = [:]
+    /// The watched folders reached through a symbolic link, relative to the root: the link's deletion is no
+    /// folder's, and takes their watches along.
+    private var linkedFolders = Set<String>()
     private var stopped = false
     /// Files changed since the last `takeQuietChanges()` whose names never start a build.
     private var quietChanges = Set<String>()
@@ -83,7 +94,9 @@ public final class FileWatcher: @unchecked Sendable {
         #if canImport(Glibc)
         inotify = try Inotify()
         wakePipe = try WakePipe()
-        let rootPath = configuration.root.standardizedFileURL.path
+        // A site reached through a symbolic link is watched where it is: inotify does not follow links (a
+        // link's own events are not its folder's), and events name files after the folder watched.
+        let rootPath = resolvedPath(configuration.root.path)
         self.rootPath = rootPath
         ignoredPaths = configuration.ignoredPaths
         rootWatch = try inotify.addWatch(rootPath, mask: Self.rootEvents)
@@ -210,9 +223,11 @@ public final class FileWatcher: @unchecked Sendable {
             folderByWatch[event.watch] = nil
             return false
         }
-        let isFolder = event.has(IN_ISDIR)
         let appeared = event.has(IN_CREATE) || event.has(IN_MOVED_TO)
         let vanished = event.has(IN_DELETE) || event.has(IN_MOVED_FROM)
+        // A link to a folder is a folder here, as a build reads through it; once gone, it is one if it was watched.
+        let linkPath = event.watch == rootWatch ? event.name : folderByWatch[event.watch].map { $0 + "/" + event.name }
+        let isFolder = event.has(IN_ISDIR) || linkPath.map { appeared ? isFolderLink($0) : vanished && linkedFolders.contains($0) } == true
         let path: String
         if event.watch == rootWatch {
             if !isFolder && Self.matches(event.name, configuration.files) {
@@ -253,6 +268,7 @@ public final class FileWatcher: @unchecked Sendable {
             for file in (try? watchTree(path)) ?? [] { changed.insert(file) }
         } else if isFolder && vanished {
             unwatchTree(path)
+            linkedFolders.remove(path)
             changed.insert(path)
         } else if !isFolder {
             changed.insert(path)
@@ -305,6 +321,13 @@ public final class FileWatcher: @unchecked Sendable {
         if let firstError { throw firstError }
     }
 
+    /// Whether `path` (relative to the root, or absolute) is a symbolic link to a folder.
+    private func isFolderLink(_ path: String) -> Bool {
+        var status = stat()
+        guard lstat(location(of: path), &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return false }
+        return stat(location(of: path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
     private func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(location(of: path), &status) == 0
@@ -326,20 +349,25 @@ public final class FileWatcher: @unchecked Sendable {
         let absolute = location(of: relative)
         let watch: Int32
         do {
-            watch = try inotify.addWatch(absolute, mask: Self.folderEvents)
+            // A linked folder is watched where the link leads (see `init`).
+            watch = try inotify.addWatch(resolvedPath(absolute), mask: Self.folderEvents)
         } catch let error as WatchError {
             // Gone again, or not a folder: its parent's events will say what happened.
             if case .system(_, _, let code) = error, code == ENOENT || code == ENOTDIR { return [] }
             throw error
         }
+        // A folder watched already by another name (a link to a folder of the site, or to one this one is
+        // in) is watched once, under its first name: a link to a folder above it would never end.
+        if watch == rootWatch || folderByWatch[watch].map({ $0 != relative }) == true { return [] }
         folderByWatch[watch] = relative
+        if isFolderLink(relative) { linkedFolders.insert(relative) }
         var files: [String] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
         for name in names.sorted() where !name.hasPrefix(".") {
             let child = relative + "/" + name
             var status = stat()
             guard lstat(location(of: child), &status) == 0 else { continue }
-            if status.st_mode & S_IFMT == S_IFDIR {
+            if status.st_mode & S_IFMT == S_IFDIR || isFolderLink(child) {
                 files.append(child)
                 files += try watchTree(child)
             } else if !ChangeFilter.ignores(name: name) {
@@ -354,6 +382,14 @@ public final class FileWatcher: @unchecked Sendable {
             inotify.removeWatch(watch)
             folderByWatch[watch] = nil
         }
+        linkedFolders = linkedFolders.filter { $0 != relative && !$0.hasPrefix(relative + "/") }
     }
     #endif
+}
+
+/// `path` with every symbolic link in it resolved, or as it is (standardized) when it does not exist.
+func resolvedPath(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return URL(fileURLWithPath: path).standardizedFileURL.path }
+    defer { free(resolved) }
+    return String(cString: resolved)
 }

@@ -175,4 +175,25 @@ final class SiteConfigTests: XCTestCase {
             XCTAssertTrue((error as? ConfigError)?.description.hasPrefix("sitegen.yml: not found") == true, "\(error)")
         }
     }
+
+    /// An alias bomb in `params:` (nine levels of nine aliases, 387 million values) grew past 11 GB; it is
+    /// an error at the line whose aliases repeat too much, at once, while a few aliases still read.
+    func testAnAliasBombInParamsFailsAtOnceAtItsLine() throws {
+        var bomb = "params:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+        for (previous, name) in zip("abcdefgh", "bcdefghi") {
+            bomb += "  \(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]\n"
+        }
+        let start = Date()
+        let found = error(bomb + valid)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1, "refused without expanding the aliases")
+        XCTAssertEqual(found?.description, "sitegen.yml:7:10: the alias *e takes what aliases repeat past 100000 values "
+                       + "(an alias bomb?); write the values out, or alias fewer of them")
+        // An alias as a mapping's key: Yams hashed the whole expansion to look for a duplicate.
+        XCTAssertEqual(error(bomb + "  ? *i\n  : x\n" + valid)?.description.hasPrefix("sitegen.yml:7:10: the alias *e"), true)
+
+        let few = try SiteConfig(yaml: "params:\n  author: &me Ann\n  editors: [*me, Bob]\n  team: &t {lead: *me}\n  again: *t\n" + valid,
+                                 file: "sitegen.yml")
+        XCTAssertEqual(few.params["editors"], .list([.text("Ann"), .text("Bob")]))
+        XCTAssertEqual(few.params["again"], .mapping(["lead": .text("Ann")]))
+    }
 }

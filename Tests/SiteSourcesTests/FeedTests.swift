@@ -301,6 +301,44 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(read.warnings.count, 2)
     }
 
+    /// A declared external entity was reported as "an undeclared entity (&name;)", with `&name;` as it
+    /// stands; an undeclared one is now named too, whether the feed is read whole or as a stream.
+    func testAnUndeclaredOrExternalEntityIsNamedInTheError() throws {
+        func failure(_ rss: String) throws -> [String] {
+            var reasons: [String] = []
+            XCTAssertThrowsError(try FeedParser(file: "e.xml").parse(Data(rss.utf8))) { reasons.append("\($0)") }
+            XCTAssertThrowsError(try readAsAFile(rss, named: "e.xml")) { reasons.append("\($0)") }
+            return reasons
+        }
+        let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [\n<!ENTITY logo SYSTEM \"file:///etc/passwd\">\n]>\n"
+            + "<rss version=\"2.0\"><channel><title>t</title>\n<item><title>&amp; &lt;b&gt; &logo;</title></item></channel></rss>\n"
+        XCTAssertEqual(try failure(external).map { $0.hasPrefix("e.xml:6:") }, [true, true])
+        XCTAssertEqual(try failure(external).map { $0.components(separatedBy: ": ").dropFirst().joined(separator: ": ") }, Array(repeating:
+            "not well-formed XML: the entity '&logo;' is declared in the document type as external (SYSTEM or PUBLIC: another file's text), "
+            + "which sitegen never reads; declare its text (<!ENTITY logo \"...\">), or write &amp;logo; for the characters '&logo;'", count: 2))
+        let undeclared = "<rss version=\"2.0\"><channel><title>t</title>\n<item><title>AT&T; &copy; &mystery;</title></item></channel></rss>\n"
+        XCTAssertEqual(try failure(undeclared).map { $0.components(separatedBy: ": ").dropFirst().joined(separator: ": ") }, Array(repeating:
+            "not well-formed XML: the entity '&T;' is not declared (XML has only &amp; &lt; &gt; &quot; &apos;; HTML's names are read too); "
+            + "declare it in the document type, or write &amp;T; for the characters '&T;'", count: 2))
+    }
+
+    /// An entity under 64 KiB referenced 20,000 times was reported as one that "grows past 64 KiB; its
+    /// references are left out" while 16 MiB of them were kept: the warning now says the document's budget ran
+    /// out, how many were replaced, and where the first left out is.
+    func testReferencesPastTheDocumentsBudgetAreCountedInTheWarning() throws {
+        let value = String(repeating: "x", count: 1_000)
+        let references = String(repeating: "&big;", count: 20_000)
+        let rss = "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [<!ENTITY big \"\(value)\">]>\n<rss version=\"2.0\"><channel><title>t</title>\n"
+            + "<item><title>a</title><link>https://e.com/1</link><description>\(references)</description></item></channel></rss>\n"
+        let feed = try FeedParser(file: "b.xml").parse(Data(rss.utf8))
+        let replaced = (16 << 20) / 1_000
+        XCTAssertEqual(feed.items.first?.summary?.count, replaced * 1_000)
+        XCTAssertEqual(feed.warnings.map(\.description), [
+            "b.xml:4: references to the entities the document type declares may add at most 16 MiB to a document; "
+            + "the first \(replaced) were replaced, and from this one (&big;) on they are left out",
+        ])
+    }
+
     func testADocumentThatIsNotAFeedSaysSo() {
         XCTAssertThrowsError(try FeedParser(file: "page.xml").parse(Data("<html><body/></html>".utf8))) { error in
             XCTAssertEqual((error as? SourceError)?.reason, "not a feed: expected an <rss>, <rdf:RDF> or <feed> root element")

@@ -12,6 +12,24 @@ final class FrontMatterTests: XCTestCase {
         XCTAssertEqual(document.bodyLine, 6)
     }
 
+    /// A 50 MB Markdown page took 0.9 to 3 GB to build (issue 42): a file past `maxPageBytes` is an error naming
+    /// it, found from its size before a byte of it is read.
+    func testAMarkdownFilePastTheLimitIsAnErrorNamingIt() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-big-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let big = folder.appendingPathComponent("big.md")
+        let text = "---\ntitle: Big\n---\n" + String(repeating: "word ", count: MarkdownSource.maxPageBytes / 5)
+        try text.write(to: big, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try MarkdownSource(url: big, displayName: "pages/big.md", fields: [("title", .text)]).read()) { error in
+            XCTAssertEqual("\(error)", "pages/big.md: is 8,388,624 bytes, more than the 8 MiB a Markdown page may have "
+                           + "(maxPageBytes); split it into several pages")
+        }
+        let fits = "---\ntitle: Fits\n---\n" + String(repeating: "word ", count: MarkdownSource.maxPageBytes / 5 - 10)
+        try fits.write(to: big, atomically: false, encoding: .utf8)
+        XCTAssertEqual(try MarkdownSource(url: big, displayName: "pages/big.md", fields: [("title", .text)]).read().records.count, 1)
+    }
+
     func testANullItemOfAListIsNoItem() throws {
         let block = try FrontMatterDocument(parsing: "---\ntags:\n  - ~\n  - null\n  -\n  - real\n  - \"~\"\n---\n", file: "a.md")
         XCTAssertEqual(block.fields["tags"], .list(["real", "~"]), "a quoted ~ is text")

@@ -76,6 +76,21 @@ final class RawHTTPConnection {
         return true
     }
 
+    /// The status line of the response (`HTTP/1.1 414 URI Too Long`), once it has arrived; nil when the socket
+    /// times out or closes first.
+    func statusLine() -> String? {
+        guard read(until: "\r\n") else { return nil }
+        return String(decoding: buffer, as: UTF8.self).components(separatedBy: "\r\n").first
+    }
+
+    /// Whether the server closes the connection (after what it sends) before the read timeout.
+    func isClosedByServer() -> Bool {
+        while true {
+            guard let more = try? fill() else { return false }
+            if !more { return true }
+        }
+    }
+
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let count = recv(socketDescriptor, &chunk, chunk.count, 0)

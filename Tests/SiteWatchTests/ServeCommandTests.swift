@@ -35,6 +35,25 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
     }
 
+    /// `sitegen serve` on a site reached through a symbolic link stopped at its watch (`inotify_add_watch:
+    /// Not a directory`); it serves and reloads through the link.
+    func testServeOnASiteReachedThroughALinkServesAndReloads() throws {
+        let real = try ExampleSite.copy(for: self)
+        let site = real.deletingLastPathComponent().appendingPathComponent("sitegen-link-\(UUID().uuidString)")
+        try FileManager.default.createSymbolicLink(at: site, withDestinationURL: real)
+        addTeardownBlock { try? FileManager.default.removeItem(at: site) }
+        let serve = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site.deletingLastPathComponent())
+        let port = try servedPort(serve)
+        XCTAssertTrue(try RawHTTPConnection(port: port).request("/banks/23917/").text.contains("Capitol Bank"))
+        let events = try RawHTTPConnection(port: port)
+        try events.send(Array("GET \(LiveReload.eventsPath) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        XCTAssertTrue(events.read(until: "retry: 1000"), "no event stream")
+        try site.appendingPathComponent("content/records/failed-banks.csv").replace("\nCapitol Bank,", with: "\nCapitol Savings Bank,")
+        XCTAssertTrue(events.read(until: "event: reload"), "no reload event: \(serve.stdout)")
+        XCTAssertTrue(try RawHTTPConnection(port: port).request("/banks/23917/").text.contains("Capitol Savings Bank"))
+        XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
+    }
+
     /// A change that a `build` in another terminal published first left serve's own build nothing to do: it
     /// wrote no file and sent no reload, so open pages went stale. A second watcher on the site was not said.
     func testAChangeAnotherProcessPublishedStillReloadsOpenPages() throws {

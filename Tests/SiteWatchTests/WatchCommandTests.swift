@@ -16,6 +16,35 @@ final class WatchCommandTests: XCTestCase {
         try addACallReport(at: "content/pages/guides/deeper/call-reports.md", in: site, watched: watch)
     }
 
+    /// `sitegen watch` on a site reached through a symbolic link failed at once (`inotify_add_watch: Not a
+    /// directory`) while `build` worked through it; a linked folder inside (the records kept elsewhere) was
+    /// never watched. Both rebuild after an edit now, and so does a linked folder made during the watch.
+    func testAWatchOnASiteReachedThroughALinkRebuildsAfterAnEdit() throws {
+        let real = try ExampleSite.copy(for: self)
+        // The records live elsewhere, linked into the site.
+        let records = real.deletingLastPathComponent().appendingPathComponent("sitegen-records-\(UUID().uuidString)")
+        try FileManager.default.moveItem(at: real.appendingPathComponent("content/records"), to: records)
+        addTeardownBlock { try? FileManager.default.removeItem(at: records) }
+        try FileManager.default.createSymbolicLink(at: real.appendingPathComponent("content/records"), withDestinationURL: records)
+        let site = real.deletingLastPathComponent().appendingPathComponent("sitegen-link-\(UUID().uuidString)")
+        try FileManager.default.createSymbolicLink(at: site, withDestinationURL: real)
+        addTeardownBlock { try? FileManager.default.removeItem(at: site) }
+
+        let watch = try RunningSitegen(["watch", "--site", site.path], in: site.deletingLastPathComponent())
+        XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
+        try renameCapitolBank(in: records.appendingPathComponent("failed-banks.csv"), shownAs: "content/records/failed-banks.csv",
+                              site: site, watched: watch)
+        // A folder of pages linked in while watching is watched from then on.
+        let guides = real.deletingLastPathComponent().appendingPathComponent("sitegen-guides-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: guides, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: guides) }
+        try site.appendingPathComponent("sitegen.yml").replace("sources: content/pages/*.md", with: "sources: content/pages/**/*.md")
+        XCTAssertTrue(watch.waitFor("sitegen.yml changed: built in"), watch.stdout)
+        try FileManager.default.createSymbolicLink(at: site.appendingPathComponent("content/pages/guides"), withDestinationURL: guides)
+        XCTAssertTrue(watch.waitFor("content/pages/guides changed"), watch.stdout)
+        try addACallReport(at: guides.appendingPathComponent("call-reports.md").path, in: site, watched: watch, shownAs: "content/pages/guides/call-reports.md")
+    }
+
     /// Renames Capitol Bank in the records file `csv` and checks that its page changes within a second and
     /// that the watch's line names the file as `shown`.
     private func renameCapitolBank(in csv: URL, shownAs shown: String, site: URL, watched watch: RunningSitegen) throws {
@@ -29,13 +58,13 @@ final class WatchCommandTests: XCTestCase {
     }
 
     /// Writes a new Markdown page at `path`, checks that the watch builds its page, then stops the watch.
-    private func addACallReport(at path: String, in site: URL, watched watch: RunningSitegen) throws {
+    private func addACallReport(at path: String, in site: URL, watched watch: RunningSitegen, shownAs shown: String? = nil) throws {
         let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : site.appendingPathComponent(path)
         try "---\ntitle: Reading a call report\n---\nStart with the balance sheet.\n"
             .write(to: file, atomically: false, encoding: .utf8)
         let newPage = site.appendingPathComponent("output/call-reports/index.html")
         XCTAssertTrue(poll(timeout: 5) { newPage.text.contains("Start with the balance sheet.") }, "new page not built: \(watch.stdout)")
-        XCTAssertTrue(watch.waitFor(path), watch.stdout)
+        XCTAssertTrue(watch.waitFor(shown ?? path), watch.stdout)
 
         XCTAssertEqual(watch.stop(with: SIGINT), 0, watch.stderr)
         XCTAssertFalse(watch.stderr.contains("error:"), watch.stderr)

@@ -112,6 +112,8 @@ public struct SiteConfig: Sendable {
         self.file = file
         let reader = YAMLConfigReader(file: file)
         let root: Node
+        // Before Yams, which expands aliases as it checks a mapping's keys.
+        try AliasExpansionLimit.check(text, file: file)
         do {
             guard let node = try Yams.compose(yaml: text) else {
                 throw ConfigError(file: file, line: 1, reason: "the file is empty; expected at least 'title' and 'collections'")

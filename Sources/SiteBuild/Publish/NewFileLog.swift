@@ -11,10 +11,19 @@ final class NewFileLog: @unchecked Sendable {
     private let path: String
     private let lock = NSLock()
     private var descriptor: Int32 = -1
+    /// Whether this build wrote down that it makes temporary files.
+    private var temporaryFilesRecorded = false
+    /// Whether a build since the last good one wrote temporary files in the output folder: it stopped (at
+    /// an error, or killed) before the log was emptied, so some may be left, and the next build looks.
+    let earlierBuildsWroteTemporaryFiles: Bool
+
+    /// What the log holds, in place of a file, once a build makes temporary files (no relative path starts with `/`).
+    private static let temporaryFilesEntry = "/temporary files"
 
     /// The log at `path` (in the store's folder), opened on the first file it is told of.
     init(path: String) {
         self.path = path
+        earlierBuildsWroteTemporaryFiles = Self.entries(atPath: path).contains(Self.temporaryFilesEntry)
     }
 
     deinit {
@@ -37,8 +46,21 @@ final class NewFileLog: @unchecked Sendable {
         }
     }
 
+    /// Writes down, once a build, that it makes temporary files in the output folder; call it before the first.
+    func recordTemporaryFiles() throws {
+        let first = lock.withLock {
+            defer { temporaryFilesRecorded = true }
+            return !temporaryFilesRecorded
+        }
+        if first { try record(Self.temporaryFilesEntry) }
+    }
+
     /// The files written down since the log was last emptied.
     func files() -> [String] {
+        Self.entries(atPath: path).filter { $0 != Self.temporaryFilesEntry }
+    }
+
+    private static func entries(atPath path: String) -> [String] {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
         return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }

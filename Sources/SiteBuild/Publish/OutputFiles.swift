@@ -25,6 +25,9 @@ struct OutputFiles {
             return
         }
         writer.newFiles = newFiles
+        // A build of every page (`--full`, a first build, after a killed one) trusts nothing earlier builds
+        // left: temporary files of any of them are looked for too.
+        writer.sweepsTemporaries = plan.renderAllReason != nil
         let madeHere = Set(history.leftHere).union(history.interrupted ? newFiles.files() : [])
         writer.madeByLastBuilds = { plan.previous($0) != nil || madeHere.contains($0) }
         writer.claimedByThisBuild = { plan.claimant(of: [$0]) != nil }

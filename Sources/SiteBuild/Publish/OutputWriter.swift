@@ -59,6 +59,11 @@ final class OutputWriter: @unchecked Sendable {
     var plannedPaths: @Sendable () -> [String] = { [] }
     /// Held while something is moved aside, so two workers needing one folder move it once.
     private let setAsideLock = NSLock()
+    /// Whether `deleteStale` looks for temporary files of earlier processes in the whole folder even when
+    /// the last build was not interrupted (a build of every page: `--full`, a first build, which trusts nothing the last ones left).
+    var sweepsTemporaries = false
+    /// Writes a page's bytes to its open temporary file; tests put a failing one here (a full disk).
+    var writeBytes: @Sendable (Data, Int32, String) throws -> Void = { try OutputWriter.write($0, to: $1, path: $2) }
 
     init(root: URL, dryRun: Bool = false) {
         self.root = root
@@ -122,7 +127,9 @@ final class OutputWriter: @unchecked Sendable {
             lock.withLock { staged.append((spare, fullPath, true)) }
         } else {
             let temporary = temporaryPath(for: fullPath)
-            try Self.writeWithoutSync(data, to: temporary)
+            // Written down before the first is made: whatever stops this build, the next one looks for them.
+            try newFiles?.recordTemporaryFiles()
+            try Self.writeWithoutSync(data, to: temporary, using: writeBytes)
             lock.withLock {
                 staged.append((temporary, fullPath, false))
                 if existing == .different { replacing.insert(fullPath) }
@@ -333,6 +340,13 @@ final class OutputWriter: @unchecked Sendable {
             unlink(file)
             removeMadeFolders(above: path)
         }
+        // Folders made for a page whose file could not be written (a full disk) hold nothing of it: those
+        // left empty go, deepest first, so that the folder is as the last build left it.
+        let made = lock.withLock {
+            defer { madeFolders = [] }
+            return madeFolders
+        }
+        for folder in made.sorted(by: { $0.count > $1.count }) { rmdir(rootPath + "/" + folder) }
         // The last build's files go back where they were, unless this build's folder there is not empty;
         // a file left aside has a temporary file's name, and the next build deletes it.
         let moved = lock.withLock {
@@ -376,6 +390,7 @@ final class OutputWriter: @unchecked Sendable {
         }
         // Not the temporary file's own name, which the file that takes this place may have.
         let aside = temporaryPath(for: fullPath + "-aside")
+        try newFiles?.recordTemporaryFiles()
         guard rename(fullPath, aside) == 0 else { throw blocked("it could not be moved: " + String(cString: strerror(errno))) }
         lock.withLock { setAside.append((path, aside, files)) }
     }
@@ -491,13 +506,22 @@ final class OutputWriter: @unchecked Sendable {
     /// millisecond each here: a site of a hundred thousand pages spent most of its build waiting for it.
     /// Pages can be made again, and the rename after this keeps readers from half-written ones, so the
     /// bytes are left to the kernel to write back.
-    fileprivate static func writeWithoutSync(_ data: Data, to path: String) throws {
+    /// The file is deleted when its bytes cannot all be written (a full disk): nothing else would, as it
+    /// was never staged, and the next builds would publish it.
+    fileprivate static func writeWithoutSync(_ data: Data, to path: String,
+                                             using writeBytes: (Data, Int32, String) throws -> Void = { try write($0, to: $1, path: $2) }) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }
-        defer { close(descriptor) }
-        try write(data, to: descriptor, path: path)
+        do {
+            try writeBytes(data, descriptor, path)
+        } catch {
+            close(descriptor)
+            unlink(path)
+            throw error
+        }
+        close(descriptor)
     }
 
     /// Writes all of `data` at the open file's current offset; `path` names it in the error.
@@ -519,7 +543,8 @@ final class OutputWriter: @unchecked Sendable {
     /// empty; returns the files deleted (in a dry run, that would be). After an interrupted build,
     /// `afterInterruption` is every file this build wrote and `made` the files the builds since the last
     /// good one made (`NewFileLog`): those that no page claims go too, and a killed writer's temporary
-    /// files anywhere in the folder, so the folder is what a clean build writes. A file sitegen did not
+    /// files anywhere in the folder, so the folder is what a clean build writes. Temporary files are looked
+    /// for too after a build that wrote some and stopped at an error, and with `sweepsTemporaries`. A file sitegen did not
     /// make (`CNAME`, `.git/`) is never deleted, and neither is anything that is not a file or a link.
     func deleteStale(_ stale: [String], afterInterruption current: Set<String>? = nil, made: [String] = [])
         -> (deleted: [String], kept: [(path: String, reason: String)])
@@ -536,8 +561,12 @@ final class OutputWriter: @unchecked Sendable {
             deleted += files
         }
         var candidates = Set(stale).subtracting(deleted)
-        if let current {
-            candidates.formUnion(made.filter { !current.contains($0) })
+        if let current { candidates.formUnion(made.filter { !current.contains($0) }) }
+        // Temporary files are looked for after a build that was killed or stopped at an error after writing
+        // one (a full disk: its files are deleted, but a process killed meanwhile, or an earlier version,
+        // left them), and in a build of every page (`--full`); not on every build, which would list every folder of the site.
+        let sweeping = current != nil || sweepsTemporaries || newFiles?.earlierBuildsWroteTemporaryFiles == true
+        if sweeping {
             if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) {
                 let prefix = root.standardizedFileURL.path + "/"
                 for case let url as URL in walker where Self.isTemporary(name: url.lastPathComponent) {
@@ -550,7 +579,7 @@ final class OutputWriter: @unchecked Sendable {
             let url = root.appendingPathComponent(path)
             var status = stat()
             guard lstat(url.path, &status) == 0 else { continue }
-            if status.st_mode & S_IFMT == S_IFDIR, Self.isTemporary(name: url.lastPathComponent), current != nil {
+            if status.st_mode & S_IFMT == S_IFDIR, Self.isTemporary(name: url.lastPathComponent), sweeping {
                 // A folder a killed build moved out of its way.
                 try? FileManager.default.removeItem(at: url)
                 continue
