@@ -45,8 +45,16 @@ struct ScratchSite {
         let missing = Set(expected.keys).subtracting(actual.keys).sorted()
         let extra = Set(actual.keys).subtracting(expected.keys).sorted()
         let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.sorted()
+        // The first line that differs, of the first file that does: what went wrong, not only where.
+        let firstDifference = different.first.map { path -> String in
+            let lines = [expected[path]!, actual[path]!].map { String(decoding: $0, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) }
+            let at = Array(zip(lines[0], lines[1])).firstIndex { $0 != $1 } ?? min(lines[0].count, lines[1].count)
+            let line = { (side: Int) in at < lines[side].count ? String(lines[side][at].prefix(300)) : "(none)" }
+            return "; \(path) line \(at + 1): clean \(line(0)) | incremental \(line(1))"
+        } ?? ""
         XCTAssertTrue(missing.isEmpty && extra.isEmpty && different.isEmpty,
-                      "\(context): missing \(missing.prefix(5)), extra \(extra.prefix(5)), different \(different.prefix(5))", file: file, line: line)
+                      "\(context): missing \(missing.prefix(5)), extra \(extra.prefix(5)), different \(different.prefix(5))\(firstDifference)",
+                      file: file, line: line)
     }
 
     /// Every file under `root` with its bytes, and every folder (as `path/`, no bytes): a folder a build

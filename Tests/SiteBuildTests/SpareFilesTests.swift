@@ -176,8 +176,9 @@ final class SpareFilesTests: XCTestCase {
         XCTAssertEqual(names.count, 2)
 
         // Unchanged: the listing stands (a name the folder never had shows that it was not listed again).
-        let stale = SpareFiles.Listing(names: names + ["never-listed"], changed: try XCTUnwrap(listing).changed)
-        XCTAssertEqual(try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, remembered: stale)).spareCount, 3)
+        let stale = SpareFiles.Listing(names: names + ["never-listed", names[0]], changed: try XCTUnwrap(listing).changed)
+        XCTAssertEqual(try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, remembered: stale)).spareCount, 3,
+                       "each name once: a name twice would give one file to two pages")
         // Changed since: listed again.
         usleep(10_000)
         try Data("left by hand".utf8).write(to: URL(fileURLWithPath: spareFolder + "/by-hand"))

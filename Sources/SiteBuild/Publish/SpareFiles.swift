@@ -29,7 +29,9 @@ final class SpareFiles: @unchecked Sendable {
     private var nextNumber = 0
     /// Whether the file system exchanges files; spares are of no use on one that does not.
     private var exchanges = true
-    private let prefix = "s\(getpid())-\(Int(Date().timeIntervalSince1970))-"
+    /// Names this build gives new spares: its own, though a watch's builds share a process and a second
+    /// (a name met twice in a kept listing would give one file to two pages).
+    private let prefix = "s\(getpid())-\(Int(Date().timeIntervalSince1970))-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))-"
 
     /// The mode of the files this build makes (`currentNewFileMode()`), which reused spares are given.
     private let newFileMode = SpareFiles.currentNewFileMode()
@@ -69,7 +71,9 @@ final class SpareFiles: @unchecked Sendable {
         self.folder = folder
         self.capacity = capacity
         if let remembered, remembered.changed.tv_sec == folderStatus.st_mtim.tv_sec, remembered.changed.tv_nsec == folderStatus.st_mtim.tv_nsec {
-            available = remembered.names
+            // Each name once: two pages written into one file would swap the same bytes in.
+            var seen = Set<String>()
+            available = remembered.names.filter { seen.insert($0).inserted }
         } else {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             available = names.filter { !$0.hasPrefix(".") }
