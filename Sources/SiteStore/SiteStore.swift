@@ -76,6 +76,14 @@ public final class SiteStore {
     /// How much of the store file the build's connection reads through memory mapping.
     static let mappedBytes = 1 << 30
 
+    /// Reads the store through `pread` from now on, not through its mapping: for a build that reads every row
+    /// once (every page rendered), whose mapped pages would all count as the process's resident memory, up to
+    /// `mappedBytes` (the 1,000,000-record full build: 1 GiB of its 2.9 GiB peak, decisions.md 39c). The
+    /// kernel's page cache keeps those pages either way.
+    public func readWithoutMapping() throws {
+        try database.execute("PRAGMA mmap_size = 0")
+    }
+
     /// What is wrong with the store file at `path`, if SQLite finds it damaged (`quick_check`, or a file
     /// that is no database); nil when it is sound or not there. Asked after a build fails, never before:
     /// the check reads the whole file.

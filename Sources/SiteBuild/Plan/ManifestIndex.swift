@@ -182,6 +182,29 @@ final class ManifestIndex: @unchecked Sendable {
         }
     }
 
+    /// The counts `apply(changed:removed:)` would leave, without indexing the changes: for a build whose index
+    /// no session keeps, which would index a first build's every page only to count them (decisions.md 39c).
+    func counts(afterApplying changed: [String: PageRecord], removed: [String]) -> SiteStore.ManifestCounts {
+        lock.withLock {
+            var counts = counts, dropped = Set<Int>()
+            func count(_ path: String, _ entry: PageRecord, _ sign: Int) {
+                counts.files += sign
+                if path.hasSuffix("index.html") { counts.pageFiles += sign }
+                if Self.isPage(path, entry) { counts.pages += sign }
+            }
+            func drop(_ path: String) {
+                guard let slot = index[path], live[slot], dropped.insert(slot).inserted else { return }
+                count(path, entries[slot], -1)
+            }
+            for path in removed { drop(path) }
+            for (path, entry) in changed {
+                drop(path)
+                count(path, entry, 1)
+            }
+            return counts
+        }
+    }
+
     /// Whether the file at `slot` stands for its page in counts of pages: any file but a listing's Markdown
     /// twin or feed, which go with the listing's `index.html` beside them.
     func isPage(_ slot: Int) -> Bool {

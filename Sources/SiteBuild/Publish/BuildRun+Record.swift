@@ -22,12 +22,20 @@ extension BuildRun {
         if output.strangersPossible { summary.warnings += builder.strangers(in: writer) }
         let removedFromManifest = keptPaths.isEmpty ? removed : removed.filter { !keptPaths.contains($0) }
         let stamp = UUID().uuidString
-        plan.manifest.apply(changed: changed, removed: removedFromManifest)
+        // The index is brought up to date for a session to keep, or where the plan's count of kept pages reads it;
+        // a build of every page without a session only counts (decisions.md 39c).
+        let counts: SiteStore.ManifestCounts
+        if session == nil && plan.visitsEverything {
+            counts = plan.manifest.counts(afterApplying: changed, removed: removedFromManifest)
+        } else {
+            plan.manifest.apply(changed: changed, removed: removedFromManifest)
+            counts = plan.manifest.currentCounts
+        }
         // Pages left out for an address another page has, and files that could not be deleted, are looked for
         // again by the next build, which then looks at every page: until the clash is fixed, or the file goes.
         try store.updatePageManifest(changed: changed, removed: removedFromManifest, stamp: stamp,
                                      planInputs: plan.collisionCount == 0 && undeletable.isEmpty ? String(planInputs) : "",
-                                     counts: plan.manifest.currentCounts)
+                                     counts: counts)
         session?.keep(plan.manifest, stamp: stamp)
         if let pieceSink { try store.transaction { try ItemFragmentStore.keep(onlyKeys: pieceSink.keysUsed, in: store.database) } }
         try store.setState("template-files", templateFiles.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))

@@ -32,13 +32,16 @@ final class OutputWriter: @unchecked Sendable {
     var spares: SpareFiles?
     /// Where each file this build makes is written down first (see `NewFileLog`); none in a dry run.
     var newFiles: NewFileLog?
-    /// Folders this build made or found, relative to `root`: each is made once, not once per page.
+    /// Folders this build made or found, relative to `root`: each is made once, not once per page. A folder
+    /// inside one this build made is not listed (see `madeByThisBuild(_:)`): a first build makes a folder per
+    /// page, and listing each was a tenth of its memory (decisions.md 39c).
     private var folders: Set<Substring> = []
     /// The folders of `folders` that this build made (`mkdir` succeeded): nothing was in them before.
     private var madeFolders: Set<Substring> = []
     /// Files written and waiting for `publish()`: a temporary file beside its page, or a spare.
-    private var staged: [(file: String, path: String, isSpare: Bool)] = []
-    /// The staged files that replace a file of the last build (the others are new where they go).
+    private var staged: [Staged] = []
+    /// The staged files that replace a file of the last build (the others are new where they go), by path
+    /// relative to `root`.
     private var replacing = Set<String>()
     /// Whether the last builds made the file at a path (relative to `root`): such a file where this build
     /// needs a folder, or a folder of only such files where it needs a file, is moved out of its way.
@@ -124,15 +127,15 @@ final class OutputWriter: @unchecked Sendable {
         if existing == .different, let spares, device == spares.device, Self.isWritableFolder(of: fullPath),
            let spare = try spares.write(data) {
             // Written into a spare's blocks, to be swapped in.
-            lock.withLock { staged.append((spare, fullPath, true)) }
+            lock.withLock { staged.append(Staged(path: path, spare: spare, thread: 0)) }
         } else {
-            let temporary = temporaryPath(for: fullPath)
+            let thread = pthread_self()
             // Written down before the first is made: whatever stops this build, the next one looks for them.
             try newFiles?.recordTemporaryFiles()
-            try Self.writeWithoutSync(data, to: temporary, using: writeBytes)
+            try Self.writeWithoutSync(data, to: temporaryPath(for: fullPath, thread: thread), using: writeBytes)
             lock.withLock {
-                staged.append((temporary, fullPath, false))
-                if existing == .different { replacing.insert(fullPath) }
+                staged.append(Staged(path: path, spare: nil, thread: thread))
+                if existing == .different { replacing.insert(path) }
             }
         }
         lock.withLock {
@@ -164,9 +167,10 @@ final class OutputWriter: @unchecked Sendable {
             for index in stride(from: lane, to: files.count, by: lanes) {
                 // Once a file could not be placed, no other is: those placed are taken back.
                 if failureLock.withLock({ failure != nil }) { break }
-                let (file, path, isSpare) = files[index]
+                let item = files[index]
                 do {
-                    done.append(try place(file, at: path, isSpare: isSpare, replacing: replacing.contains(path)))
+                    done.append(try place(file(of: item), at: fullPath(of: item), isSpare: item.spare != nil,
+                                          replacing: replacing.contains(item.path)))
                 } catch {
                     failureLock.withLock { failure = failure ?? error }
                     break
@@ -184,7 +188,7 @@ final class OutputWriter: @unchecked Sendable {
             // back, so none does: the pages placed stay together, with the new pages they link to, and
             // the error says how many.
             release(placed, lanes: lanes)
-            for (file, _, isSpare) in files where !isSpare { unlink(file) }
+            for item in files where item.spare == nil { unlink(file(of: item)) }
             let path = (failure as? CocoaError)?.userInfo[NSFilePathErrorKey] as? String ?? rootPath
             let reason = (failure as? CocoaError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(failure)"
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason
@@ -203,7 +207,8 @@ final class OutputWriter: @unchecked Sendable {
             case .final: break
             }
         }
-        for (file, _, isSpare) in files where !isSpare {
+        for item in files where item.spare == nil {
+            let file = file(of: item)
             if unlink(file) == 0 { removeMadeFolders(above: file) }
         }
         throw failure
@@ -229,9 +234,28 @@ final class OutputWriter: @unchecked Sendable {
         var folder = Substring(fullPath.dropFirst(rootPath.count + 1))
         while let slash = folder.lastIndex(of: "/") {
             folder = folder[..<slash]
-            guard lock.withLock({ madeFolders.contains(folder) }), rmdir(rootPath + "/" + folder) == 0 else { break }
+            guard lock.withLock({ madeByThisBuild(folder) }), rmdir(rootPath + "/" + folder) == 0 else { break }
         }
     }
+
+    /// A file written and waiting for `publish()`. Only the page's path is kept (the string the manifest keys
+    /// it by), with the spare its bytes are in or the thread whose temporary file beside the page holds them,
+    /// whose name is made again when needed: a first build stages every page, and two more paths per page
+    /// were a fifth of its memory (decisions.md 39c).
+    private struct Staged {
+        /// The page's path, relative to `root`.
+        let path: String
+        /// The spare its bytes were written into; nil when they are in a temporary file.
+        let spare: String?
+        /// The thread that wrote the temporary file, which its name holds.
+        let thread: pthread_t
+    }
+
+    /// Where `item`'s page goes.
+    private func fullPath(of item: Staged) -> String { rootPath + "/" + item.path }
+
+    /// Where `item`'s bytes wait: its spare, or its temporary file.
+    private func file(of item: Staged) -> String { item.spare ?? temporaryPath(for: fullPath(of: item), thread: item.thread) }
 
     /// What placing a file leaves, so that a failed publication can be taken back.
     private enum Placed {
@@ -297,9 +321,11 @@ final class OutputWriter: @unchecked Sendable {
         // A page (`…/index.html`) is another file's folder only if something other than a file stood where
         // it was written: only those and the other files, a few of a build's hundred thousand, are looked at.
         let obstructed = lock.withLock { self.obstructed }
-        for (_, fullPath, _) in lock.withLock({ staged })
-        where (!fullPath.hasSuffix("/index.html") || obstructed.contains(fullPath)) && Self.isFolder(fullPath) {
-            let path = String(fullPath.dropFirst(rootPath.count + 1))
+        for item in lock.withLock({ staged }) {
+            let path = item.path, isPage = path == "index.html" || path.hasSuffix("/index.html")
+            if isPage && obstructed.isEmpty { continue }
+            let fullPath = fullPath(of: item)
+            guard (!isPage || obstructed.contains(fullPath)) && Self.isFolder(fullPath) else { continue }
             if let child = plannedFile(inFolder: path) {
                 withdraw(path, folderOf: child)
             } else {
@@ -311,10 +337,9 @@ final class OutputWriter: @unchecked Sendable {
     /// Leaves out this build's file at `path` (relative), where it also has a folder holding `child`: its
     /// written bytes, if any, are deleted unpublished, and the plan is told.
     private func withdraw(_ path: String, folderOf child: String) {
-        let fullPath = rootPath + "/" + path
-        let dropped: [(file: String, path: String, isSpare: Bool)] = lock.withLock {
-            let dropped = staged.filter { $0.path == fullPath }
-            staged.removeAll { $0.path == fullPath }
+        let dropped: [Staged] = lock.withLock {
+            let dropped = staged.filter { $0.path == path }
+            staged.removeAll { $0.path == path }
             let compared = paths.removeValue(forKey: path) != nil
             if !dropped.isEmpty {
                 writtenCount -= 1
@@ -325,7 +350,7 @@ final class OutputWriter: @unchecked Sendable {
             }
             return dropped
         }
-        for file in dropped where !file.isSpare { unlink(file.file) }
+        for item in dropped where item.spare == nil { unlink(file(of: item)) }
         onWithdraw(path, child)
     }
 
@@ -336,9 +361,9 @@ final class OutputWriter: @unchecked Sendable {
             defer { staged = [] }
             return staged
         }
-        for (file, path, isSpare) in files where !isSpare {
-            unlink(file)
-            removeMadeFolders(above: path)
+        for item in files where item.spare == nil {
+            unlink(file(of: item))
+            removeMadeFolders(above: fullPath(of: item))
         }
         // Folders made for a page whose file could not be written (a full disk) hold nothing of it: those
         // left empty go, deepest first, so that the folder is as the last build left it.
@@ -437,16 +462,24 @@ final class OutputWriter: @unchecked Sendable {
     /// Whether one of the folders `path` is in was made by this build.
     private func isInMadeFolder(_ path: String) -> Bool {
         lock.withLock {
-            guard !madeFolders.isEmpty else { return false }
-            var end = path.lastIndex(of: "/")
-            while let slash = end {
-                let folder = path[..<slash]
-                if madeFolders.contains(folder) { return true }
-                if folders.contains(folder) { return false }
-                end = folder.lastIndex(of: "/")
-            }
-            return false
+            guard !madeFolders.isEmpty, let slash = path.lastIndex(of: "/") else { return false }
+            return madeByThisBuild(path[..<slash])
         }
+    }
+
+    /// Whether this build made `folder` (relative): it is in `madeFolders`, or in a folder that is, unless a
+    /// folder it is in was found there. Everything inside a folder this build made was made by it, so such
+    /// folders are not listed. Called with the lock held.
+    private func madeByThisBuild(_ folder: Substring) -> Bool {
+        guard !madeFolders.isEmpty else { return false }
+        var folder = folder
+        while !folder.isEmpty {
+            if madeFolders.contains(folder) { return true }
+            if folders.contains(folder) { return false }
+            guard let slash = folder.lastIndex(of: "/") else { return false }
+            folder = folder[..<slash]
+        }
+        return false
     }
 
     /// What a file on disk holds, next to the bytes a page is to have.
@@ -468,7 +501,7 @@ final class OutputWriter: @unchecked Sendable {
 
     /// Makes the folder that `path` (relative to the root) goes in, and its parents, unless this build
     /// already has.
-    private func makeFolder(of path: String) throws {
+    private func makeFolder(of path: String, holdingAFile: Bool = true) throws {
         let folder = path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
         if lock.withLock({ folders.contains(folder) }) { return }
         guard !folder.isEmpty else {
@@ -477,7 +510,10 @@ final class OutputWriter: @unchecked Sendable {
             _ = lock.withLock { folders.insert(folder) }
             return
         }
-        try makeFolder(of: String(folder))
+        try makeFolder(of: String(folder), holdingAFile: false)
+        // A page's own folder in a folder this build made is this build's too, whichever worker makes it: not
+        // listed. The folders above pages' folders (a listing's sections) are few, and listed.
+        let insideMade = holdingAFile && lock.withLock { folder.lastIndex(of: "/").map { madeByThisBuild(folder[..<$0]) } ?? false }
         let fullPath = rootPath + "/" + folder
         // Folders and files take their modes from the user's umask, as other tools' do (a team's deploy
         // folder with umask 002 is group-writable).
@@ -496,6 +532,7 @@ final class OutputWriter: @unchecked Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: fullPath,
                                                            NSLocalizedDescriptionKey: String(cString: strerror(failure))])
         }
+        guard !insideMade else { return }
         lock.withLock {
             folders.insert(folder)
             if made { madeFolders.insert(folder) }
@@ -645,10 +682,10 @@ func replaceFile(atPath path: String, with data: Data) throws {
 
 /// The temporary file beside `path` that its new bytes are written to before a rename puts them in place
 /// (`.index.html.sitegen-PID-THREAD.tmp`, as `OutputWriter.isTemporary` knows them).
-func temporaryPath(for path: String) -> String {
+func temporaryPath(for path: String, thread: pthread_t = pthread_self()) -> String {
     let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
     // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
-    let suffix = ".sitegen-\(getpid())-\(pthread_self()).tmp"
+    let suffix = ".sitegen-\(getpid())-\(thread).tmp"
     let name = path[slash...].utf8
     // A name near the file system's 255 bytes keeps as much of itself as fits (a static file's long name),
     // and a hash of the whole, so that two names alike in their first 200 bytes do not share one.

@@ -81,6 +81,8 @@ extension BuildRun {
         // Only the pages the deltas name are looked at when the pages the last build left were made with these
         // settings and templates, and its changes are all in the deltas.
         if try options.dryRun || changes.includesPending || store.state("plan-inputs") != String(planInputs) { plan.visitEverything() }
+        // A build of every page reads every row once: mapped, the store would count as its memory.
+        if plan.visitsEverything { try store.readWithoutMapping() }
         for listing in site.config.listings {
             summary.deltas.append(try renderer.renderListing(listing, navigation: navigation, warnings: &summary.warnings))
         }

@@ -114,7 +114,8 @@ extension PageRenderer {
             let related = try RelatedRecords(database: database, collection: collection).fetch(for: [row]).values.first ?? [:]
             let previous = offset > 0 ? try link(offset - 1) : nil
             let next = offset + 1 < count ? try link(offset + 1) : nil
-            try write(detail.template, .detail, path: path) {
+            // Queued under `file`, the string the plan keeps too: one path per page in memory, not two.
+            try queue.submit(template: detail.template, page: .detail, path: file) { _ in
                 var context: [String: Any] = [
                     "site": site, "nav": navigationOnPage[presenter.url(path)] ?? navigation, "pageTitle": presenter.title(row),
                     "pageURL": presenter.url(path),
