@@ -238,6 +238,17 @@ final class OutputWriter: @unchecked Sendable {
         }
     }
 
+    /// Removes the folder at `path` and the folders inside it, deepest first, where they are empty; links
+    /// are not followed.
+    private static func removeEmptyFolders(at path: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+            var status = stat()
+            let inside = path + "/" + name
+            if lstat(inside, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { removeEmptyFolders(at: inside) }
+        }
+        rmdir(path)
+    }
+
     /// A file written and waiting for `publish()`. Only the page's path is kept (the string the manifest keys
     /// it by), with the spare its bytes are in or the thread whose temporary file beside the page holds them,
     /// whose name is made again when needed: a first build stages every page, and two more paths per page
@@ -371,7 +382,8 @@ final class OutputWriter: @unchecked Sendable {
             defer { madeFolders = [] }
             return madeFolders
         }
-        for folder in made.sorted(by: { $0.count > $1.count }) { rmdir(rootPath + "/" + folder) }
+        // A page's own folder inside one of them is not listed (decisions.md 39c): emptied with it.
+        for folder in made.sorted(by: { $0.count > $1.count }) { Self.removeEmptyFolders(at: rootPath + "/" + folder) }
         // The last build's files go back where they were, unless this build's folder there is not empty;
         // a file left aside has a temporary file's name, and the next build deletes it.
         let moved = lock.withLock {
