@@ -685,7 +685,7 @@ public struct RowReading: Sendable {
     /// The reading of the rows `ids` alone (some of this reading's), in that order.
     public func only(_ ids: [Int64]) -> RowReading {
         if ids.count == self.ids.count || ids.isEmpty { return RowReading(sql: ids.isEmpty ? "" : sql, ids: ids, query: query) }
-        guard let query else { preconditionFailure("a reading of no rows reads none") }
+        guard let query else { preconditionFailure("a reading made without its query is narrowed only to as many rows") }
         return RowReading(sql: query(ids.count), ids: ids, query: query)
     }
 
