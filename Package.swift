@@ -92,6 +92,6 @@ let package = Package(
             "SiteRender", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
         ]),
         .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "TestSupport"]),
-        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild"]),
+        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild", "SiteStore"]),
     ]
 )

@@ -36,6 +36,18 @@ final class BuildLock {
         }
     }
 
+    /// Takes the lock of the store at `storePath` when no other process holds it; nil when one does (or the
+    /// lock file cannot be opened).
+    init?(ifFreeBeside storePath: URL) {
+        let path = storePath.deletingLastPathComponent().appendingPathComponent("lock").path
+        descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+    }
+
     // Closing the file releases the lock.
     deinit { close(descriptor) }
 }

@@ -108,18 +108,25 @@ public final class FileWatcher: @unchecked Sendable {
 
     /// Blocks until changes arrive and then quiet lasts `quietPeriod` (or `maximumDelay` has passed since the
     /// first); returns the changed paths relative to the root, sorted, or nil once `stop()` was called. With
-    /// `retryAfter`, returns an empty batch when that many seconds pass with nothing changed.
-    public func nextBatch(retryAfter: Double? = nil) throws -> [String]? {
+    /// `retryAfter`, returns an empty batch when that many seconds pass with nothing changed. With `whenQuiet`,
+    /// runs its action once when its seconds pass with nothing changed, and waits on.
+    public func nextBatch(retryAfter: Double? = nil, whenQuiet: (seconds: Double, action: () -> Void)? = nil) throws -> [String]? {
         #if canImport(Glibc)
         var changed = Set<String>(), created = Set<String>()
         var firstChange = 0.0, lastChange = 0.0
         let retryAt = retryAfter.map { Self.now() + $0 }
+        var quietAt = whenQuiet.map { Self.now() + $0.seconds }
         while !stopped {
             var timeout: Int32 = -1
-            if changed.isEmpty, let retryAt {
+            if changed.isEmpty, let due = [retryAt, quietAt].compactMap({ $0 }).min() {
                 let now = Self.now()
-                if now >= retryAt { return [] }
-                timeout = Int32(((retryAt - now) * 1_000).rounded(.up))
+                if let retryAt, now >= retryAt { return [] }
+                if let at = quietAt, now >= at {
+                    whenQuiet?.action()
+                    quietAt = nil
+                    continue
+                }
+                timeout = Int32(((due - now) * 1_000).rounded(.up))
             }
             if !changed.isEmpty {
                 let now = Self.now()

@@ -101,7 +101,9 @@ public final class WatchSession: @unchecked Sendable {
     /// itself breaks (inotify), never for a failed build.
     public func watch(report: (RebuildReport) -> Void) throws {
         var schedule = WatchSchedule()
-        while let changed = try watcher.nextBatch(retryAfter: schedule.retryAfter) {
+        // The controllers' caches are saved once the site is quiet, and when the watch ends.
+        defer { saveCaches() }
+        while let changed = try watcher.nextBatch(retryAfter: schedule.retryAfter, whenQuiet: (Self.cacheSavingDelay, saveCaches)) {
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
             // files written there during the build are seen. Otherwise the folders stay as they were (parsing
             // sitegen.yml for every save was a thirtieth of a one-record build), and those outside the site
@@ -113,6 +115,16 @@ public final class WatchSession: @unchecked Sendable {
             if kind == .check { rebuilt.cause = "pages missing from the output folder" }
             if schedule.record(rebuilt, of: kind, folderGone: folderGone) { report(rebuilt) }
         }
+    }
+
+    /// How long the site is quiet after a build before the controllers' caches are saved (for the next
+    /// `sitegen build` process): a save of four listings' caches was a tenth of a one-record build at
+    /// 100,000 records, and a watch's own builds do not need them.
+    static let cacheSavingDelay = 0.25
+
+    /// Saves the session's controller caches (`BuildSession.saveCaches`).
+    private func saveCaches() {
+        rebuilder.builder.session?.saveCaches(storePath: rebuilder.builder.storePath)
     }
 
     /// How long a watch waits before trying again a build the machine failed.

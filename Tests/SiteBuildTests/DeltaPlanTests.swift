@@ -101,10 +101,59 @@ final class DeltaPlanTests: XCTestCase {
             }
             let summary = try watching.build()
             XCTAssertTrue(summary.succeeded, "\(context): \(summary.problems)")
+            // A watch saves its controllers' caches when it is quiet: between some builds, not others.
+            if Bool.random(using: &random) { watching.session?.saveCaches(storePath: watching.storePath) }
             try assertSameAsCleanBuild(context)
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         print("session oracle: seed \(seed), \(steps) steps (\(other) with another process's build, \(stopped) stopped, \(restarted) restarts)")
+    }
+
+    /// A watch's builds leave the listings' caches to be saved when the watch is quiet (`saveCaches`), so a
+    /// build does not wait on them; once saved, a `sitegen build` process catches up from them. A save after
+    /// another process's build writes nothing: that build's caches are the present ones.
+    func testASessionSavesItsCachesWhenToldAndNeverOverAnotherProcesssBuild() throws {
+        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
+        func edit(_ name: String) throws {
+            let text = try String(contentsOf: csv, encoding: .utf8)
+            try text.replacingOccurrences(of: name + ",", with: name + " (renamed),").write(to: csv, atomically: true, encoding: .utf8)
+        }
+        var watching = SiteBuilder(root: site)
+        let session = BuildSession()
+        watching.session = session
+        XCTAssertTrue(try watching.build().succeeded)
+        session.saveCaches(storePath: watching.storePath)
+        try edit("Capitol Bank")
+        let edited = try watching.build()
+        XCTAssertTrue(edited.succeeded && edited.rowsUpdated == 1, "\(edited.problems), \(edited.rowsUpdated) rows updated")
+        let store = try SiteStore(path: watching.storePath.path)
+        func cacheGenerations() throws -> [String: Int64] {
+            Dictionary(uniqueKeysWithValues: try store.database.fetchAll("SELECT name, generation FROM results_controller_cache").map {
+                ($0["name"]?.stringValue ?? "", $0["generation"]?.int64Value ?? -1)
+            })
+        }
+        let generation = store.database.generation
+        let before = try cacheGenerations()
+        XCTAssertEqual(before.count, 7, "\(before)")
+        XCTAssertTrue(before.values.allSatisfy { $0 < generation }, "saved during the build: \(before), store at \(generation)")
+
+        session.saveCaches(storePath: watching.storePath)
+        XCTAssertEqual(Set(try cacheGenerations().values), [generation])
+        try edit("Phoenix Savings and Loan")
+        let process = try SiteBuilder(root: site).build()
+        XCTAssertTrue(process.succeeded, "\(process.problems)")
+        XCTAssertTrue(process.deltas.allSatisfy(\.caughtUp), "a process after the save catches up from the caches: \(process.deltas)")
+        XCTAssertLessThanOrEqual(process.pagesLookedAt, 8)
+
+        // The session's controllers are behind that build: a save now writes nothing, and lets go of them.
+        let afterProcess = try cacheGenerations()
+        XCTAssertEqual(Set(afterProcess.values), [store.database.generation])
+        session.saveCaches(storePath: watching.storePath)
+        XCTAssertEqual(try cacheGenerations(), afterProcess)
+        XCTAssertEqual(session.controllerCount, 0)
+        try edit("Farmers & Merchants Bank of Long Beach")
+        XCTAssertTrue(try watching.build().succeeded)
+        try assertSameAsCleanBuild("after a session's build that followed another process's")
     }
 
     private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {

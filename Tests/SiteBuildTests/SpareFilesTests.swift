@@ -176,9 +176,8 @@ final class SpareFilesTests: XCTestCase {
         XCTAssertEqual(names.count, 2)
 
         // Unchanged: the listing stands (a name the folder never had shows that it was not listed again).
-        let stale = SpareFiles.Listing(names: names + ["never-listed", names[0]], changed: try XCTUnwrap(listing).changed)
-        XCTAssertEqual(try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, remembered: stale)).spareCount, 3,
-                       "each name once: a name twice would give one file to two pages")
+        let stale = SpareFiles.Listing(names: names + ["never-listed"], changed: try XCTUnwrap(listing).changed)
+        XCTAssertEqual(try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, remembered: stale)).spareCount, 3)
         // Changed since: listed again.
         usleep(10_000)
         try Data("left by hand".utf8).write(to: URL(fileURLWithPath: spareFolder + "/by-hand"))
@@ -186,6 +185,27 @@ final class SpareFilesTests: XCTestCase {
         XCTAssertEqual(again.spareCount, 3, "two spares and the file made by hand")
         XCTAssertTrue(try place("A, third", at: "a.html", with: again))
         XCTAssertEqual(try read("a.html"), "A, third")
+    }
+
+    /// Two builds whose new spares' names would be the same (a watch's builds share a process and a second)
+    /// never give one name to two files: the second takes the next free name, and its listing names each
+    /// file once, so no later build writes two pages into one file.
+    func testASpareNeverTakesTheNameOfOneListed() throws {
+        try write("old page A", to: "a.html")
+        try write("old page B", to: "b.html")
+        var listing: SpareFiles.Listing?
+        do {
+            let first = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, namePrefix: "same-"))
+            XCTAssertTrue(first.retire(fileAt: output + "/a.html"))
+            listing = first.listing()
+        }
+        let second = try XCTUnwrap(SpareFiles(folder: spareFolder, outputRoot: output, capacity: 10, remembered: try XCTUnwrap(listing),
+                                              namePrefix: "same-"))
+        XCTAssertTrue(second.retire(fileAt: output + "/b.html"))
+        let names = try XCTUnwrap(second.listing()).names
+        XCTAssertEqual(names.count, Set(names).count, "a name listed twice: \(names)")
+        XCTAssertEqual(Set(names), Set(try FileManager.default.contentsOfDirectory(atPath: spareFolder)))
+        XCTAssertEqual(try spareContents().sorted(), ["old page A", "old page B"])
     }
 
     private func place(_ text: String, at name: String, with spares: SpareFiles) throws -> Bool {

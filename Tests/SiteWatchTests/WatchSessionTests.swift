@@ -1,5 +1,6 @@
 import Foundation
 import SiteBuild
+import SiteStore
 import SiteWatch
 import XCTest
 
@@ -162,6 +163,41 @@ final class WatchSessionTests: XCTestCase {
         }
         XCTAssertEqual(again.first?.summary?.rendered.map(\.path), ["index.html"])
         XCTAssertEqual(try home, "a=A;b=B;c=C;")
+    }
+
+    /// A watch's builds leave the listings' cached results to be saved once the site is quiet a moment, so
+    /// that a save's build does not wait for them; a `sitegen build` after the watch then catches up from them.
+    func testTheCachesAreSavedWhenTheWatchIsQuiet() throws {
+        XCTAssertTrue(session.buildOnce().succeeded)
+        let reports = WatchReports()
+        let session = self.session!
+        let watching = Thread { try? session.watch { reports.append($0) } }
+        watching.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        let storePath = site.appendingPathComponent(".sitegen/store.sqlite").path
+        func cacheGenerations() throws -> (store: Int64, caches: Set<Int64>) {
+            let store = try SiteStore(path: storePath)
+            let caches = try store.database.fetchAll("SELECT generation FROM results_controller_cache").compactMap { $0["generation"]?.int64Value }
+            return (store.database.generation, Set(caches))
+        }
+        let before = try cacheGenerations()
+        XCTAssertEqual(before.caches, [before.store], "saved after the first build")
+
+        try write("content/a.md", "---\ntitle: A2\n---\n")
+        XCTAssertTrue(reports.waitFor(5) { $0.last?.succeeded == true }, "\(reports.all.map(\.line))")
+        var after = try cacheGenerations()
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while after.caches != [after.store], Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            after = try cacheGenerations()
+        }
+        XCTAssertGreaterThan(after.store, before.store)
+        XCTAssertEqual(after.caches, [after.store], "the caches are saved once the watch is quiet")
+        session.stop()
+
+        let process = try SiteBuilder(root: site).build()
+        XCTAssertTrue(process.deltas.allSatisfy(\.caughtUp), "\(process.deltas)")
+        XCTAssertEqual(try home, "a=A2;b=B;c=C;")
     }
 
     func testABuildLooksOnlyWhereTheWatcherSawChangesSinceTheLastBuildThatLoaded() throws {

@@ -84,10 +84,34 @@ public final class BuildSession: @unchecked Sendable {
         }
     }
 
-    /// Keeps `controller` (which holds its results) for the next build.
+    /// Keeps `controller` (which holds its results) for the next build; its cache is saved later, by
+    /// `saveCaches()`, off the build's way.
     func keep(_ controller: ResultsController) {
         guard let name = controller.cacheName else { return }
         lock.withLock { controllers[name] = controller }
+    }
+
+    /// Saves the kept controllers' caches that changed, for the next `sitegen build` process (a session's own
+    /// builds use the controllers themselves): called by a watch when it has been quiet a moment, and when it
+    /// stops, not by the builds, whose time a save would lengthen. Only while no other process builds
+    /// (`BuildLock`), and only a controller whose results are of the store's present generation: a cache
+    /// saved after another process's build would go back on that build's. A controller left behind by such
+    /// a build is let go of (the next build would not take it).
+    public func saveCaches(storePath: URL) {
+        guard let lock = BuildLock(ifFreeBeside: storePath) else { return }
+        defer { withExtendedLifetime(lock) {} }
+        self.lock.withLock {
+            guard let store, !controllers.isEmpty else { return }
+            let generation = store.database.generation
+            for (name, controller) in controllers {
+                guard controller.resultsGeneration == generation else {
+                    controllers[name] = nil
+                    continue
+                }
+                // A cache that fails to save costs the next process a fresh fetch, nothing else.
+                try? controller.persistCache()
+            }
+        }
     }
 
     /// The kept manifest index, when the store's manifest still carries `stamp`.

@@ -161,11 +161,16 @@ struct ControllerFetcher {
         return collection.fields.map(\.name).filter { !needed.contains($0) }
     }
 
-    /// Done with `controller` for this build: its cached results are saved if they changed, and it is kept
-    /// for the session's next build, or lets go of its results.
+    /// Done with `controller` for this build: it is kept for the session's next build (which saves its
+    /// cache later, `BuildSession.saveCaches`), or its cached results are saved if they changed and it lets
+    /// go of its results.
     func finish(with controller: ResultsController) {
-        saveCache(of: controller)
-        if let session { session.keep(controller) } else { controller.releaseResults() }
+        if let session {
+            session.keep(controller)
+        } else {
+            saveCache(of: controller)
+            controller.releaseResults()
+        }
     }
 
     /// Saves `controller`'s cached results if they changed: through the cache writer when there is one.

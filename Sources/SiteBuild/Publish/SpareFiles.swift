@@ -31,7 +31,7 @@ final class SpareFiles: @unchecked Sendable {
     private var exchanges = true
     /// Names this build gives new spares: its own, though a watch's builds share a process and a second
     /// (a name met twice in a kept listing would give one file to two pages).
-    private let prefix = "s\(getpid())-\(Int(Date().timeIntervalSince1970))-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))-"
+    private let prefix: String
 
     /// The mode of the files this build makes (`currentNewFileMode()`), which reused spares are given.
     private let newFileMode = SpareFiles.currentNewFileMode()
@@ -53,9 +53,11 @@ final class SpareFiles: @unchecked Sendable {
 
     /// The spare folder at `folder` for pages under `outputRoot`, or `nil` when it cannot be made, is on
     /// another file system than the output (a rename cannot cross), or another build is using it. Its files
-    /// are `remembered` when the folder has not changed since that listing was made.
-    init?(folder: String, outputRoot: String, capacity: Int, remembered: Listing? = nil) {
+    /// are `remembered` when the folder has not changed since that listing was made. New spares' names
+    /// start with `namePrefix` (tests give one; else the process, the second and a random part).
+    init?(folder: String, outputRoot: String, capacity: Int, remembered: Listing? = nil, namePrefix: String? = nil) {
         guard capacity > 0 else { return nil }
+        prefix = namePrefix ?? "s\(getpid())-\(Int(Date().timeIntervalSince1970))-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))-"
         if mkdir(folder, 0o755) != 0 && errno != EEXIST { return nil }
         var folderStatus = stat(), outputStatus = stat()
         guard stat(folder, &folderStatus) == 0, stat(outputRoot, &outputStatus) == 0,
@@ -71,9 +73,9 @@ final class SpareFiles: @unchecked Sendable {
         self.folder = folder
         self.capacity = capacity
         if let remembered, remembered.changed.tv_sec == folderStatus.st_mtim.tv_sec, remembered.changed.tv_nsec == folderStatus.st_mtim.tv_nsec {
-            // Each name once: two pages written into one file would swap the same bytes in.
-            var seen = Set<String>()
-            available = remembered.names.filter { seen.insert($0).inserted }
+            // Each name is there once, as no build gives a spare a name that is taken (`O_EXCL`,
+            // `RENAME_NOREPLACE`): two pages written into one file would swap the same bytes in.
+            available = remembered.names
         } else {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             available = names.filter { !$0.hasPrefix(".") }
@@ -174,20 +176,32 @@ final class SpareFiles: @unchecked Sendable {
 
     /// Keeps the file at `path` (a page no longer built) as a spare when there is room; returns whether it did.
     func retire(fileAt path: String) -> Bool {
-        let name: String? = lock.withLock {
-            guard count < capacity else { return nil }
-            count += 1
-            nextNumber += 1
-            return folder + "/" + prefix + "\(nextNumber)"
-        }
-        guard let name else { return false }
         var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, rename(path, name) == 0 else {
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+        for _ in 0..<3 {
+            let name: String? = lock.withLock {
+                guard count < capacity else { return nil }
+                count += 1
+                nextNumber += 1
+                return folder + "/" + prefix + "\(nextNumber)"
+            }
+            guard let name else { return false }
+            if Self.renameToFreeName(path, name) {
+                lock.withLock { added.append(String(name.dropFirst(folder.count + 1))) }
+                return true
+            }
             lock.withLock { count -= 1 }
-            return false
+            if errno != EEXIST { return false }
         }
-        lock.withLock { added.append(String(name.dropFirst(folder.count + 1))) }
-        return true
+        return false
+    }
+
+    /// Renames `path` to `name` only when no file has that name, so that a kept listing never names one
+    /// file twice; where the file system cannot check, a plain rename (the names' random part then keeps
+    /// them apart).
+    private static func renameToFreeName(_ path: String, _ name: String) -> Bool {
+        if sitegen_rename_noreplace(path, name) == 0 { return true }
+        return errno == EINVAL && rename(path, name) == 0
     }
 
     /// Deletes spares beyond the capacity (a site that shrank), at the end of a build.
