@@ -76,6 +76,7 @@ final class BuildRun {
         let (previousCount, plan) = try planning.value()
         let output = OutputFiles(for: builder, plan: plan, history: history, previousCount: previousCount, dryRun: options.dryRun,
                                  session: session)
+        clock.lap("plan", into: &summary)
         let planInputs = try renderAndPublish(site, plan: plan, controllers: controllers, related: related, output: output,
                                               changes: changes, history: history, cacheWriter: cacheWriter, clock: &clock)
         // The snapshots are saved before this connection writes the manifest: one writer at a time.

@@ -88,7 +88,7 @@ extension SiteStore {
     /// `stamp` marks this state of the manifest (a watch that kept its index of the manifest trusts it while
     /// the stamp is its own), and `planInputs` the settings and templates its pages were made with.
     /// `counts` are the manifest's after the change, kept so that the next build can read it in part.
-    public func updatePageManifest(changed: [String: PageRecord], removed: [String], stamp: String? = nil, planInputs: String? = nil,
+    public func updatePageManifest(changed: PageEntries, removed: [String], stamp: String? = nil, planInputs: String? = nil,
                                    counts: ManifestCounts? = nil) throws {
         try transaction {
             try database.execute("""
@@ -103,8 +103,7 @@ extension SiteStore {
             let upsert = try database.cachedStatement(
                 "INSERT OR REPLACE INTO sitegen_pages (path, settings, template, data, hash, owner, section, page, record, key, content) "
                     + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            for path in changed.keys.sorted() {
-                let entry = changed[path]!
+            try changed.forEachInPathOrder { path, entry in
                 try upsert.execute([
                     .text(path), entry.inputs.map { .integer($0.settings) } ?? .null, entry.inputs.map { .integer($0.template) } ?? .null,
                     entry.inputs.map { .integer($0.data) } ?? .null, .integer(entry.hash), .text(entry.owner), .text(entry.section),

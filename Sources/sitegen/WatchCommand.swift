@@ -127,7 +127,14 @@ func printReport(_ report: RebuildReport) {
     for warning in report.warnings { printError("warning: \(warning)") }
     for error in report.errors { printError("error: \(error)") }
     printLine(timestamp() + " " + report.line)
+    // For measuring a watch (scripts/bench-ab): each stage's time.
+    if showsStageTimes, let stages = report.summary?.stageSeconds {
+        printLine("  stages: " + stages.map { "\($0.stage) \(String(format: "%.1f", $0.seconds * 1000)) ms" }.joined(separator: ", "))
+    }
 }
+
+/// Whether a watch prints each build's stage times (`SITEGEN_STAGE_TIMES=1`).
+private let showsStageTimes = ProcessInfo.processInfo.environment["SITEGEN_STAGE_TIMES"] == "1"
 
 /// Prints a line on standard output at once, so a log or a pipe sees each build when it happens.
 func printLine(_ line: String) {

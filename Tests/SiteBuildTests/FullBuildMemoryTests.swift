@@ -67,7 +67,7 @@ final class FullBuildMemoryTests: XCTestCase {
         let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
         let manifest = try store.pageManifest()
         let index = ManifestIndex(paths: manifest.paths, entries: manifest.records)
-        var changed: [String: PageRecord] = [:]
+        var changed = PageEntries()
         for (path, record) in zip(manifest.paths, manifest.records).prefix(40) { changed[path] = record }
         changed["new/index.html"] = PageRecord(inputs: nil, hash: 1, owner: "banks", page: 3)
         changed["new/index.md"] = PageRecord(inputs: nil, hash: 2, owner: "banks", page: 3)

@@ -157,7 +157,7 @@ final class ManifestIndex: @unchecked Sendable {
 
     /// Brings the index up to date with what a build wrote to the store's manifest: `changed` entries by
     /// path, and the paths `removed`. Every one of them was looked up during the build.
-    func apply(changed: [String: PageRecord], removed: [String]) {
+    func apply(changed: PageEntries, removed: [String]) {
         lock.withLock {
             ownersRead = []
             missingPaths = []
@@ -166,7 +166,7 @@ final class ManifestIndex: @unchecked Sendable {
                 guard let slot = index[path] else { continue }
                 drop(slot)
             }
-            for (path, entry) in changed {
+            changed.forEach { path, entry in
                 if let slot = index[path] {
                     // The same file, made again or kept with new inputs: its slot is reused.
                     drop(slot)
@@ -174,7 +174,7 @@ final class ManifestIndex: @unchecked Sendable {
                     live[slot] = true
                     deadCount -= 1
                     add(slot, counted: true)
-                    continue
+                    return
                 }
                 append(path, entry, counted: true)
             }
@@ -184,7 +184,7 @@ final class ManifestIndex: @unchecked Sendable {
 
     /// The counts `apply(changed:removed:)` would leave, without indexing the changes: for a build whose index
     /// no session keeps, which would index a first build's every page only to count them (decisions.md 39c).
-    func counts(afterApplying changed: [String: PageRecord], removed: [String]) -> SiteStore.ManifestCounts {
+    func counts(afterApplying changed: PageEntries, removed: [String]) -> SiteStore.ManifestCounts {
         lock.withLock {
             var counts = counts, dropped = Set<Int>()
             func count(_ path: String, _ entry: PageRecord, _ sign: Int) {
@@ -197,7 +197,7 @@ final class ManifestIndex: @unchecked Sendable {
                 count(path, entries[slot], -1)
             }
             for path in removed { drop(path) }
-            for (path, entry) in changed {
+            changed.forEach { path, entry in
                 drop(path)
                 count(path, entry, 1)
             }

@@ -23,7 +23,7 @@ final class RenderPlan: @unchecked Sendable {
     /// The slots of the last build visited by a plan that does not visit everything: the files that are
     /// gone unless planned again (besides `manifest.otherSlots`, which every build visits).
     private var visited = Set<Int>()
-    private var changed: [String: PageRecord] = [:]
+    private var changed = PageEntries()
     private var renderedUnits: [BuildSummary.RenderedPage] = []
     private var keptPages = 0
     private var collisionNotes: [String] = []
@@ -315,7 +315,7 @@ final class RenderPlan: @unchecked Sendable {
     func currentPageCount() -> Int {
         lock.withLock {
             manifest.pageFileCount - unplannedSlots().reduce(0) { $0 + (manifest.path(at: $1).hasSuffix("index.html") ? 1 : 0) }
-                + changed.keys.reduce(0) { $0 + (manifest.slot(of: $1) == nil && $1.hasSuffix("index.html") ? 1 : 0) }
+                + addedPaths().reduce(0) { $0 + ($1.hasSuffix("index.html") ? 1 : 0) }
                 - redirects.reduce(0) { $0 + ($1.hasSuffix("index.html") ? 1 : 0) }
         }
     }
@@ -326,7 +326,7 @@ final class RenderPlan: @unchecked Sendable {
         lock.withLock {
             let gone = Set(unplannedSlots())
             let all = manifest.allLiveSlots().filter { !gone.contains($0) }.map { manifest.path(at: $0) }
-                + changed.keys.filter { manifest.slot(of: $0) == nil }
+                + addedPaths()
             return redirects.isEmpty ? all : all.filter { !redirects.contains($0) }
         }
     }
@@ -340,9 +340,16 @@ final class RenderPlan: @unchecked Sendable {
             let gone = Set(unplannedSlots().map { manifest.path(at: $0) })
             var kept = stored ?? manifest.allLiveSlots().map { manifest.path(at: $0) }.filter { $0.hasSuffix("index.html") }
             kept.removeAll { gone.contains($0) || redirects.contains($0) }
-            let added = changed.keys.filter { $0.hasSuffix("index.html") && manifest.slot(of: $0) == nil && !redirects.contains($0) }
+            let added = addedPaths().filter { $0.hasSuffix("index.html") && !redirects.contains($0) }
             return Self.merged(kept, added.sorted())
         }
+    }
+
+    /// The files planned that the last build did not have (called with the lock held).
+    private func addedPaths() -> [String] {
+        var added: [String] = []
+        changed.forEachPath { if manifest.slot(of: $0) == nil { added.append($0) } }
+        return added
     }
 
     /// `a` and the sorted `b` in one sorted array: `a` is sorted by bytes (the store's order), which is
@@ -383,13 +390,13 @@ final class RenderPlan: @unchecked Sendable {
     /// What the build changes in the manifest: the entries rendered (with the hashes of the files written,
     /// or that would be, from `hashes`) or kept with new inputs, and the paths no page claims any more.
     /// Asked once, when every page is planned and written: the plan hands its entries over.
-    func takeManifestChanges(hashes: [String: Int64]) -> (changed: [String: PageRecord], removed: [String]) {
+    func takeManifestChanges(hashes: [String: Int64]) -> (changed: PageEntries, removed: [String]) {
         lock.withLock {
             // Taken, not copied: a first build's 120,000 entries were copied whole at the first hash set.
             var result = changed
-            changed = [:]
-            for (path, hash) in hashes {
-                if let entry = result.index(forKey: path) { result.values[entry].hash = hash } else { result[path] = PageRecord(inputs: nil, hash: hash) }
+            changed = PageEntries()
+            for (path, hash) in hashes where !result.setHash(hash, of: path) {
+                result[path] = PageRecord(inputs: nil, hash: hash)
             }
             let removed = unplannedSlots().filter { result[manifest.path(at: $0)] == nil }.map { manifest.path(at: $0) }.sorted()
             return (result, removed)
