@@ -93,6 +93,16 @@ public final class Database {
         try Statement(database: self, sql: sql)
     }
 
+    /// Ends every statement's run on this connection, so that none holds a read of the store open: a
+    /// connection kept for later work must see what is committed after now.
+    public func endReads() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            sqlite3_reset(current)
+            statement = sqlite3_next_stmt(handle, current)
+        }
+    }
+
     /// Runs one statement with bound `arguments`.
     public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
         try cachedStatement(sql).execute(arguments)

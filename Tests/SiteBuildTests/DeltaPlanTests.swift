@@ -53,6 +53,7 @@ final class DeltaPlanTests: XCTestCase {
         XCTAssertTrue(kept.succeeded, "\(kept.problems)")
         XCTAssertLessThanOrEqual(kept.pagesLookedAt, 8, "\(kept.rendered)")
         XCTAssertEqual(watching.session?.controllerCount, 7, "every listing's and collection's controller is kept")
+        XCTAssertGreaterThan(watching.session?.workerConnections.count ?? 0, 0, "the render workers' connections are kept")
         try assertSameAsCleanBuild("after two one-record edits")
 
         // A record that moves to the top of the listing shifts every page of it, and of its state: every
@@ -154,6 +155,25 @@ final class DeltaPlanTests: XCTestCase {
         try edit("Farmers & Merchants Bank of Long Beach")
         XCTAssertTrue(try watching.build().succeeded)
         try assertSameAsCleanBuild("after a session's build that followed another process's")
+    }
+
+    /// A render worker's connection kept for the next build of a session sees what was committed after it
+    /// was given back, though a statement of its last build stopped part way (a page's error).
+    func testAKeptWorkerConnectionSeesWhatWasCommittedSince() throws {
+        let path = scratch.work.appendingPathComponent("kept.sqlite").path
+        let writer = try Database(path: path)
+        try writer.execute("PRAGMA journal_mode = WAL")
+        try writer.execute("CREATE TABLE t (x INTEGER)")
+        try writer.execute("INSERT INTO t VALUES (1), (2)")
+        let reader = try Database(path: path, readOnly: true)
+        let statement = try reader.cachedStatement("SELECT x FROM t ORDER BY x")
+        try statement.bind([])
+        XCTAssertTrue(try statement.step(), "left part way, holding its read")
+        let kept = WorkerConnections()
+        kept.giveBack(reader)
+        try writer.execute("UPDATE t SET x = x + 10")
+        let taken = try XCTUnwrap(kept.take())
+        XCTAssertEqual(try taken.fetchValue("SELECT min(x) FROM t")?.int64Value, 11)
     }
 
     private func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {

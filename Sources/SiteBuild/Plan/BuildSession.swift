@@ -19,6 +19,8 @@ public final class BuildSession: @unchecked Sendable {
     private var storeFile: (UInt64, UInt64)?
     private var controllers: [String: ResultsController] = [:]
     private var manifest: (index: ManifestIndex, stamp: String)?
+    /// The render workers' connections to `store`'s file, kept between builds.
+    private var workers = WorkerConnections()
     /// The settings and templates the controllers were made for: any change lets go of them.
     private var inputs: Int64?
     /// `sitegen.yml` and the templates as the last build read them.
@@ -40,6 +42,7 @@ public final class BuildSession: @unchecked Sendable {
             manifest = nil
             inputs = nil
             store = nil
+            workers = WorkerConnections()
             let opened = try SiteStore(path: path)
             // Read, not mapped: a mapping is remapped whole whenever the store grows, and a session's
             // connection touches more of it with every build (at 100,000 records a seventh of a watch's
@@ -51,6 +54,9 @@ public final class BuildSession: @unchecked Sendable {
             return opened
         }
     }
+
+    /// The render workers' connections kept for the store the session's connection reads.
+    var workerConnections: WorkerConnections { lock.withLock { workers } }
 
     /// The settings and templates the last build read, when none of the `changed` paths (relative to the
     /// site) is `sitegen.yml` or under `Templates/`; nil when the changes are not known.
@@ -145,6 +151,7 @@ public final class BuildSession: @unchecked Sendable {
             store = nil
             storeFile = nil
             spares = nil
+            workers = WorkerConnections()
         }
     }
 

@@ -15,7 +15,7 @@ extension BuildRun {
         // dry run's load is never committed, so its rows are read here.
         let queue = RenderQueue(templates: site.templates, knownNames: site.config.templateNames, recordNames: site.config.recordFieldNames,
                                 site: site.config.templateSite, writer: output.writer,
-                                storePath: options.dryRun ? nil : builder.storePath.path)
+                                storePath: options.dryRun ? nil : builder.storePath.path, keptConnections: session?.workerConnections)
         let templateFingerprints = try explainTemplateChanges(site.templates, to: plan)
         var renderer = PageRenderer(config: site.config, templates: site.templates, database: store.database, writer: output.writer,
                                     queue: queue, plan: plan, controllers: controllers, relatedChanges: related,

@@ -28,17 +28,28 @@ final class RenderQueue: @unchecked Sendable {
     /// What a page's context may use on the worker that makes it.
     final class Worker {
         private let storePath: String?
+        private let kept: WorkerConnections?
         private var connection: Database?
 
-        init(storePath: String?) { self.storePath = storePath }
+        init(storePath: String?, kept: WorkerConnections?) {
+            self.storePath = storePath
+            self.kept = kept
+        }
 
-        /// Closes the worker's connection, if it opened one.
-        func close() { connection = nil }
+        /// Closes the worker's connection, if it opened one, or gives it back to those kept for later builds.
+        func close() {
+            if let connection, let kept { kept.giveBack(connection) }
+            connection = nil
+        }
 
-        /// The worker's read-only connection to the store, opened on first use. It sees what the build's
-        /// connection committed: the load, before any page is queued.
+        /// The worker's read-only connection to the store: one a session kept, or one opened on first use. It
+        /// sees what the build's connection committed: the load, before any page is queued.
         func database() throws -> Database {
             if let connection { return connection }
+            if let taken = kept?.take() {
+                connection = taken
+                return taken
+            }
             // Pages read rows on workers only in a queue that has a store (`readsStore`).
             guard let storePath else { preconditionFailure("a render queue without a store has no rows to read") }
             let opened = try Database(path: storePath, readOnly: true)
@@ -74,7 +85,7 @@ final class RenderQueue: @unchecked Sendable {
     /// value (`recordNames` inside a record only), and helpers of page values use `site`; the store at
     /// `storePath`, if any, is where workers read rows.
     init(templates: TemplateSet, knownNames: Set<String>, recordNames: Set<String> = [], site: TemplateText.Site? = nil,
-         writer: OutputWriter, storePath: String? = nil,
+         writer: OutputWriter, storePath: String? = nil, keptConnections: WorkerConnections? = nil,
          workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, capacity: Int = 8192)
     {
         self.templates = templates
@@ -85,7 +96,7 @@ final class RenderQueue: @unchecked Sendable {
         self.capacity = capacity
         readsStore = storePath != nil
         for _ in 0..<max(1, workerCount) {
-            let thread = Thread { [self] in work(Worker(storePath: storePath)) }
+            let thread = Thread { [self] in work(Worker(storePath: storePath, kept: keptConnections)) }
             thread.stackSize = 1 << 22
             workers.append(thread)
             thread.start()
@@ -192,6 +203,31 @@ final class RenderQueue: @unchecked Sendable {
             if closed && jobs.isEmpty && busy == 0 { condition.broadcast() }
             condition.unlock()
         }
+    }
+}
+
+/// The render workers' read-only connections to the store, kept by a watch's session from one build to
+/// the next: opening one and reading the store's schema again took about a millisecond a worker, each build.
+final class WorkerConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var free: [Database] = []
+
+    /// No connections yet: the first build's workers open theirs.
+    init() {}
+
+    /// How many connections are kept free.
+    var count: Int { lock.withLock { free.count } }
+
+    /// A kept connection, or nil when none is free.
+    func take() -> Database? {
+        lock.withLock { free.popLast() }
+    }
+
+    /// Keeps `connection` for a worker of a later build, with no read of it left open (a statement stopped
+    /// part way would keep this build's view of the store for the next).
+    func giveBack(_ connection: Database) {
+        connection.endReads()
+        lock.withLock { free.append(connection) }
     }
 }
 
