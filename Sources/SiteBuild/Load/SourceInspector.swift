@@ -240,6 +240,12 @@ public struct SourceInspector {
             }
             members.append(("body", .string(document.body)))
             rows = [.object(members)]
+        case .opml:
+            let list = try SubscriptionList(data: Data(contentsOf: url), file: display)
+            rows = list.feeds.map { feed in
+                .object([("title", feed.title.map(JSONValue.string) ?? .null), ("feedURL", .string(feed.url)),
+                         ("siteURL", feed.siteURL.map(JSONValue.string) ?? .null)])
+            }
         case .feed:
             break
         }
@@ -300,6 +306,7 @@ public struct SourceInspector {
         case "csv": return .csv
         case "ndjson", "jsonl": return .ndjson
         case "md", "markdown": return .markdown
+        case "opml": return .opml
         case "json":
             let first = (try? Data(contentsOf: url))?.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
             return first == UInt8(ascii: "{") ? .feed : .json
