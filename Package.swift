@@ -91,8 +91,14 @@ let package = Package(
         // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
         .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
 
-        // Helpers the test targets share (a seeded random generator).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers the test targets share (a seeded random generator; an HTTP server on 127.0.0.1 for remote
+        // sources, FeedTestServer, on SwiftNIO).
+        .target(name: "TestSupport", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], path: "Tests/TestSupport"),
         .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore", "TestSupport"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
@@ -100,14 +106,7 @@ let package = Package(
         .testTarget(name: "SiteRenderTests", dependencies: [
             "SiteRender", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
         ]),
-        // Remote sources are tested against a real HTTP server on 127.0.0.1, written on SwiftNIO (FeedTestServer).
-        .testTarget(name: "SiteBuildTests", dependencies: [
-            "SiteBuild", "SiteStore", "SiteSources", "SiteRender", "SiteFetch", "TestSupport",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
-        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild"]),
+.testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "SiteFetch", "TestSupport"]),
+        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild", "TestSupport"]),
     ]
 )

@@ -1,8 +1,8 @@
 import Foundation
-import NIOCore
 @testable import SiteBuild
 import SiteFetch
 import SiteStore
+import TestSupport
 import XCTest
 
 /// URL sources against a real HTTP server on 127.0.0.1 (`FeedTestServer`): conditional GETs, the store
@@ -234,7 +234,7 @@ final class RemoteSourcesTests: XCTestCase {
         var outlines = ""
         for number in 0..<50 {
             server.route("/feeds/\(number).xml", .document(body: Self.rss([("item-\(number)", "Post \(number)")]), etag: nil,
-                                                            delay: .milliseconds(40)))
+                                                            delay: 40))
             outlines += "<outline text=\"Blog \(number)\" type=\"rss\" xmlUrl=\"\(server.url("/feeds/\(number).xml"))\" htmlUrl=\"https://blog\(number).example\"/>\n"
         }
         try write("subscriptions.opml", """

@@ -9,11 +9,12 @@ import NIOPosix
 /// Each path answers as its `Route` says, written as raw bytes so that a test can send what a broken
 /// server sends (a body shorter than its length, a close mid-body, no answer at all). It records every
 /// request and the most requests it had in flight at once.
-final class FeedTestServer: @unchecked Sendable {
+public final class FeedTestServer: @unchecked Sendable {
     /// How a path answers.
-    enum Route: Sendable {
-        /// A 200 with `body`, its `ETag` (answered 304 when asked with it), optionally gzip-encoded, after `delay`.
-        case document(body: [UInt8], etag: String?, gzip: Bool = false, delay: TimeAmount = .zero)
+    public enum Route: Sendable {
+        /// A 200 with `body`, its `ETag` (answered 304 when asked with it), optionally gzip-encoded, after
+        /// `delay` milliseconds.
+        case document(body: [UInt8], etag: String?, gzip: Bool = false, delay: Int = 0)
         /// Only a status line and an empty body.
         case status(Int)
         /// A redirect to `location` (relative or absolute).
@@ -25,18 +26,19 @@ final class FeedTestServer: @unchecked Sendable {
     }
 
     /// One request as received.
-    struct Request: Sendable {
-        var path: String
-        var headers: [(String, String)]
+    public struct Request: Sendable {
+        public var path: String
+        public var headers: [(String, String)]
 
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        /// The value of header `name` (any case), if sent.
+        public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private var channel: Channel?
     private let state = NIOLockedValueBox(State())
     /// The port it listens on.
-    private(set) var port = 0
+    public private(set) var port = 0
 
     private struct State {
         var routes: [String: Route] = [:]
@@ -46,7 +48,7 @@ final class FeedTestServer: @unchecked Sendable {
     }
 
     /// Starts listening on a free port of 127.0.0.1.
-    init() throws {
+    public init() throws {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
@@ -60,23 +62,23 @@ final class FeedTestServer: @unchecked Sendable {
     }
 
     /// Stops listening and closes every connection.
-    func stop() {
+    public func stop() {
         try? channel?.close().wait()
         channel = nil
         try? group.syncShutdownGracefully()
     }
 
     /// The URL of `path` on this server.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Sets how `path` answers.
-    func route(_ path: String, _ route: Route) { state.withLockedValue { $0.routes[path] = route } }
+    public func route(_ path: String, _ route: Route) { state.withLockedValue { $0.routes[path] = route } }
 
     /// Every request received so far, in order.
-    var requests: [Request] { state.withLockedValue { $0.requests } }
+    public var requests: [Request] { state.withLockedValue { $0.requests } }
 
     /// The most requests that were being answered at one time.
-    var mostInFlight: Int { state.withLockedValue { $0.mostInFlight } }
+    public var mostInFlight: Int { state.withLockedValue { $0.mostInFlight } }
 
     fileprivate func begin(_ request: Request) -> Route? {
         state.withLockedValue {
@@ -90,7 +92,7 @@ final class FeedTestServer: @unchecked Sendable {
     fileprivate func end() { state.withLockedValue { $0.inFlight -= 1 } }
 
     /// `bytes` compressed by gzip(1), which every Debian system has.
-    static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+    public static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
         process.arguments = ["-c", "-n"]
@@ -148,7 +150,7 @@ private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         case .truncated(let declared, let sent): send(200, [("Content-Length", "\(declared)")], sent, close: true)
         case .hang: break
         case .document(let body, let etag, let gzip, let delay):
-            loop.scheduleTask(in: delay) {
+            loop.scheduleTask(in: .milliseconds(Int64(delay))) {
                 if let etag, request.header("If-None-Match") == etag {
                     send(304, [("ETag", etag)], [])
                     return
