@@ -125,7 +125,7 @@ public struct SiteBuilder {
         }
         var places = [(resolved(storePath.deletingLastPathComponent()), "the store's folder"), (resolved(root.appendingPathComponent("Templates")), "Templates/")]
         for collection in config.collections {
-            for pattern in collection.sources {
+            for pattern in collection.sources where !RemoteSource.isURL(pattern) {
                 let folder = SourceGlob(pattern: pattern).folder
                 places.append((resolved(URL(fileURLWithPath: SourceGlob.location(of: folder, under: root.path))),
                                "'\(folder)', where collection '\(collection.name)' reads its sources"))

@@ -3,7 +3,7 @@
 /// The defaults suit a planet of a few hundred feeds on ordinary servers; tests shorten the times.
 public struct FetchSettings: Sendable {
     /// Sent with every request: servers see who asks (and whom to tell when it misbehaves).
-    public var userAgent = "sitegen/1 (static site generator; +https://github.com/sitegen/sitegen)"
+    public var userAgent = "sitegen/0.1.0 (static site generator; feed aggregator)"
     /// The longest wait for a connection to a server.
     public var connectTimeout: Duration = .seconds(10)
     /// The longest a whole fetch may take, redirects and body included.

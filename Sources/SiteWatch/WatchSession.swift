@@ -213,7 +213,8 @@ public final class WatchSession: @unchecked Sendable {
         else { return ([], []) }
         let rootPath = root.standardizedFileURL.path
         var folders: [String] = [], files: [String] = []
-        for pattern in config.collections.flatMap(\.sources) {
+        // A URL has no folder to watch: a watch fetches it every `refresh:` interval instead.
+        for pattern in config.collections.flatMap(\.sources) where !RemoteSource.isURL(pattern) {
             let parts = pattern.split(separator: "/").filter { $0 != "." }
             guard let first = parts.first else { continue }
             if pattern.hasPrefix("/") || first == ".." {

@@ -318,6 +318,8 @@ final class RemoteSourcesCommandLineTests: XCTestCase {
         let first = try sitegen(["build"], in: site)
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertTrue(first.stdout.contains("URLs: 1 fetched, 0 unchanged (304), 0 failed"), first.stdout)
+        let sources = try sitegen(["sources"], in: site)
+        XCTAssertTrue(sources.stdout.contains(url), "a URL source is listed with its rows: \(sources.stdout)")
 
         server.route("/feed.xml", .status(500))
         let failing = try sitegen(["build"], in: site)

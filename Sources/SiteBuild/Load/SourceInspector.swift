@@ -95,7 +95,10 @@ public struct SourceInspector {
         let storePath = root.appendingPathComponent(".sitegen/store.sqlite")
         let statuses = FileManager.default.fileExists(atPath: storePath.path) ? try SiteStore(path: storePath.path).sourceStatuses() : []
         return .array(config.collections.map { collection in
-            let files = collection.sources.flatMap { glob($0).files(under: root) }
+            // URL sources (named, or by an OPML list) are listed as the store knows them.
+            let urls = statuses.filter { $0.collection == collection.name && RemoteSource.isURL($0.path) }.map(\.path)
+            let patterns = collection.sources.filter { !RemoteSource.isURL($0) && !(collection.kind == .feed && RemoteSource.isSubscriptionList($0)) }
+            let files = patterns.flatMap { glob($0).files(under: root) } + urls
             let entries: [JSONValue] = files.map { file in
                 let status = statuses.first { $0.path == file && $0.collection == collection.name }
                 return .object([("path", .string(file)), ("status", .string(status?.status ?? "not loaded")),
