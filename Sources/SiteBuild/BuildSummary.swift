@@ -163,7 +163,7 @@ public struct BuildSummary: Sendable {
             "time: \(stages)",
         ]
         let fetches = urlsFetched + urlsNotModified + urlsFailed == 0 ? []
-            : ["URLs: \(urlsFetched) fetched, \(urlsNotModified) unchanged (304), \(urlsFailed) failed (last good copy used)"]
+            : ["URLs: \(urlsFetched) fetched, \(urlsNotModified) unchanged (304), \(urlsFailed) failed"]
         return (lines.prefix(2) + fetches + lines.suffix(1)).joined(separator: "\n")
     }
 
