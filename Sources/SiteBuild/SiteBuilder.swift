@@ -328,9 +328,13 @@ extension SiteBuilder {
         // A URL source whose body cannot be read keeps its items, as any failing source does; its server's
         // mistake is no reason to fail the site: a warning (decisions.md 40).
         summary.problems += loaded.problems.filter { !RemoteSource.isURL($0.file) }
-        summary.warnings += loaded.problems.filter { RemoteSource.isURL($0.file) }.map {
+        let unreadable = loaded.problems.filter { RemoteSource.isURL($0.file) }
+        summary.warnings += unreadable.map {
             SourceError(file: $0.file, line: $0.line, column: $0.column, reason: $0.reason + "; the items of its last good copy are kept")
         }
+        try RemoteRefresh(root: root, store: store).restoreLastGoodCopies(
+            of: unreadable.map(\.file), replaced: remote.replaced,
+            reasons: Dictionary(unreadable.map { ($0.file, $0.description) }) { first, _ in first })
         summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
             + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file, allowsRawHTML: config.allowsRawHTML) }
             + untitledFeeds(config) + loaded.warnings

@@ -82,6 +82,11 @@ final class RemoteSourcesTests: XCTestCase {
         }
     }
 
+    /// The body the store keeps for `url`.
+    private func keptBody(_ url: String) throws -> [UInt8]? {
+        try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path).storedResponses(for: [url])[url]?.body
+    }
+
     /// A clean build (a new store, a new output folder) against the same server: the oracle for a
     /// conditional or incremental one.
     private func cleanBuildHome() throws -> String {
@@ -145,6 +150,7 @@ final class RemoteSourcesTests: XCTestCase {
                           "\(reason): \(summary.warnings.map(\.description))")
             XCTAssertEqual(try rows(), ["a=Alpha", "b=Beta"], reason)
             XCTAssertEqual(try home(), "Alpha;Beta;", reason)
+            XCTAssertEqual(try keptBody(url), good, "\(reason): the store keeps the last good body, not the broken one")
         }
         // Refused: nothing listens on the port any more.
         server.stop()

@@ -31,6 +31,8 @@ struct RemoteRefresh {
         var failed = 0
         /// URLs whose kept body changed in this stage.
         var changed: [String] = []
+        /// The answers that new bodies replaced, by URL: put back when the new body cannot be loaded.
+        var replaced: [String: StoredResponse] = [:]
         /// When the next URL source is due for a fetch (its last try plus its collection's `refresh:`).
         var nextDue: Double?
     }
@@ -80,6 +82,7 @@ struct RemoteRefresh {
                                   movedTo: response.movedPermanentlyTo)
             outcome.fetched += 1
             if !same { outcome.changed.append(url) }
+            if !same, let previous { outcome.replaced[url] = previous }
         case .notModified:
             guard var previous else {
                 return fail(url, "the server answered 304 Not Modified to a request for a copy sitegen does not have", previous: nil, into: &outcome)
@@ -99,6 +102,21 @@ struct RemoteRefresh {
         }
         try store.keep(kept)
         stored[url] = kept
+    }
+
+    /// Puts back the answers whose new bodies the load could not read (cut short with no length, not
+    /// well-formed), in a transaction: the store keeps the last good copy, which an offline build, or a
+    /// table made again for new fields, loads. The failure is kept with it, and the next fetch asks again.
+    func restoreLastGoodCopies(of urls: [String], replaced: [String: StoredResponse], reasons: [String: String]) throws {
+        let restored = urls.compactMap { url in replaced[url].map { (url, $0) } }
+        guard !restored.isEmpty else { return }
+        try store.transaction {
+            for (url, var previous) in restored {
+                previous.checkedAt = now
+                previous.failure = "the fetched body could not be read: " + (reasons[url] ?? "?")
+                try store.keep(previous)
+            }
+        }
     }
 
     /// Counts a failed fetch and warns, naming what the build uses instead.
