@@ -62,6 +62,15 @@ extension SiteStore {
         return found
     }
 
+    /// Deletes the kept responses of every URL not in `urls`, in a transaction of its own when there are any.
+    public func forgetResponses(except urls: Set<String>) throws {
+        let stale = try database.fetchAll("SELECT url FROM sitegen_responses").compactMap { $0["url"]?.stringValue }.filter { !urls.contains($0) }
+        guard !stale.isEmpty else { return }
+        try transaction {
+            for url in stale { try database.execute("DELETE FROM sitegen_responses WHERE url = ?", [.text(url)]) }
+        }
+    }
+
     /// Keeps `response` as the URL's, in place of the one before. Call it inside a transaction.
     public func keep(_ response: StoredResponse) throws {
         precondition(database.isInsideTransaction, "responses are kept inside a transaction")

@@ -161,6 +161,18 @@ final class RemoteSourcesTests: XCTestCase {
         XCTAssertEqual(try rows(), ["a=Alpha", "b=Beta"])
     }
 
+    func testAURLNoLongerNamedTakesItsItemsAndItsKeptAnswerAlong() throws {
+        server.route("/a.xml", .document(body: Self.rss([("a", "Alpha")]), etag: nil))
+        server.route("/b.xml", .document(body: Self.rss([("b", "Beta")]), etag: nil))
+        try configure(sources: [server.url("/a.xml"), server.url("/b.xml")])
+        _ = try build()
+        XCTAssertNotNil(try keptBody(server.url("/b.xml")))
+        try configure(sources: [server.url("/a.xml")])
+        XCTAssertEqual(changes(try build()), [0, 0, 1], "b's item goes with its source, archive or not")
+        XCTAssertNil(try keptBody(server.url("/b.xml")))
+        XCTAssertNotNil(try keptBody(server.url("/a.xml")))
+    }
+
     func testAnOfflineBuildNeverTouchesTheNetworkAndLoadsTheKeptCopy() throws {
         server.route("/feed.xml", .document(body: Self.rss([("a", "Alpha")]), etag: "\"v1\""))
         try configure(sources: [server.url("/feed.xml")])

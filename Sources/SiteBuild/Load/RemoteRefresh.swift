@@ -42,6 +42,9 @@ struct RemoteRefresh {
         var outcome = Outcome(config: config)
         try expandSubscriptionLists(in: &outcome)
         let urls = Self.urls(of: outcome.config)
+        // A URL no collection names any more has no rows left (its source is removed): its answer goes too.
+        // Not when a list failed to read, whose feeds are then only those the store remembers.
+        if outcome.problems.isEmpty { try store.forgetResponses(except: Set(urls.map(\.url))) }
         guard !urls.isEmpty else { return outcome }
         var stored = try store.storedResponses(for: urls.map(\.url))
         let due = urls.filter { network.fetches(lastChecked: stored[$0.url]?.checkedAt, every: $0.refresh, now: now) }.map(\.url)
