@@ -37,9 +37,14 @@ public struct SubscriptionList: Sendable, Equatable {
         let parser = XMLParser(data: Data(cleaned))
         let reader = OutlineReader(parser: parser)
         parser.delegate = reader
-        guard parser.parse() else {
-            throw SourceError(file: file, line: parser.lineNumber, column: parser.columnNumber,
-                              reason: "not a well-formed OPML document (XML error \(parser.parserError.map { ($0 as NSError).code } ?? 0))")
+        let finished = parser.parse()
+        // libxml2 recovers from a mismatched tag and parse() still succeeds: a list cut short or broken by an
+        // edit fails all the same, as a feed does, so that its feeds are not taken to be gone.
+        if let error = reader.firstError {
+            throw SourceError(file: file, line: error.line, column: error.column, reason: "not well-formed XML: \(FeedParser.reason(error.code))")
+        }
+        guard finished else {
+            throw SourceError(file: file, line: parser.lineNumber, column: parser.columnNumber, reason: "the XML parser stopped without saying why")
         }
         guard reader.sawOPML else { throw SourceError(file: file, line: 1, reason: "not an OPML document: its root element is not <opml>") }
         title = reader.title
@@ -54,6 +59,8 @@ private final class OutlineReader: NSObject, XMLParserDelegate {
     var feeds: [SubscriptionList.Feed] = []
     var title: String?
     var sawOPML = false
+    /// The parser's first complaint (libxml2's code), where it was.
+    var firstError: (code: Int, line: Int, column: Int)?
     private var path: [String] = []
     private var text = ""
 
@@ -75,6 +82,12 @@ private final class OutlineReader: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        let code = (parseError as NSError).code
+        // A namespace prefix never declared (libxml2's 200–204) leaves the XML well-formed.
+        if firstError == nil && !(200...204).contains(code) { firstError = (code, parser.lineNumber, parser.columnNumber) }
+    }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         if path.count == 3, path[1] == "head", name == "title" {

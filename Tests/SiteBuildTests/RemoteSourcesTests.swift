@@ -277,6 +277,23 @@ final class RemoteSourcesTests: XCTestCase {
         XCTAssertTrue(sources.contains("Blog 7 https://blog7.example \(server.url("/feeds/7.xml"))\n"), sources)
     }
 
+    /// A list broken by an edit must not empty the planet: the build fails naming the list, and the feeds of
+    /// the last build are fetched and kept.
+    func testASubscriptionListThatCannotBeReadFailsTheBuildAndKeepsItsFeeds() throws {
+        server.route("/a.xml", .document(body: Self.rss([("a", "Alpha")]), etag: nil))
+        try write("subscriptions.opml", "<opml version=\"2.0\"><body><outline text=\"A\" xmlUrl=\"\(server.url("/a.xml"))\"/></body></opml>")
+        try configure(sources: ["subscriptions.opml"])
+        XCTAssertEqual(changes(try build()), [1, 0, 0])
+        try write("subscriptions.opml", "<opml version=\"2.0\"><body><outline text=\"A\" xmlUrl=\"\(server.url("/a.xml"))\"></body></opml>")
+        let broken = try build()
+        XCTAssertFalse(broken.succeeded)
+        XCTAssertTrue(broken.problems.contains { $0.file == "subscriptions.opml" && $0.description.contains("the feeds it named at the last build are kept") },
+                      "\(broken.problems.map(\.description))")
+        XCTAssertEqual(try rows(), ["a=Alpha"])
+        XCTAssertNotNil(try keptBody(server.url("/a.xml")))
+        XCTAssertEqual(server.requests.last?.path, "/a.xml", "its feeds are still fetched")
+    }
+
     func testKeepAndRefreshAreCheckedWhereTheyAreWritten() throws {
         try write("sitegen.yml", "title: T\ncollections:\n  banks:\n    kind: csv\n    sources: data/*.csv\n    key: id\n    fields: {id: text}\n    keep: all\n")
         XCTAssertThrowsError(try SiteConfig(contentsOf: site.appendingPathComponent("sitegen.yml"), displayName: "sitegen.yml")) {
