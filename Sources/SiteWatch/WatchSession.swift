@@ -29,6 +29,8 @@ public final class WatchSession: @unchecked Sendable {
     private var building = false
     /// When the next URL source is due for a fetch, as the last build or refresh said; nil without URL sources.
     private var nextRemoteRefresh: Double?
+    /// Whether URL sources are never fetched (`--offline`).
+    private let offline: Bool
     /// What the last refresh of URL sources had to say (failed fetches), told with the next build.
     private var refreshWarnings: [String] = []
 
@@ -38,7 +40,9 @@ public final class WatchSession: @unchecked Sendable {
 
     /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
     /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
-    public init(builder: SiteBuilder, quietPeriod: Double = 0.03, maximumDelay: Double = 1.0) throws {
+    /// With `offline`, no build touches the network and URL sources are never fetched: they load their kept copies.
+    public init(builder: SiteBuilder, quietPeriod: Double = 0.03, maximumDelay: Double = 1.0, offline: Bool = false) throws {
+        self.offline = offline
         // Controllers, the manifest's index and the store's connection stay in memory between builds.
         var builder = builder
         if builder.session == nil { builder.session = BuildSession() }
@@ -95,9 +99,9 @@ public final class WatchSession: @unchecked Sendable {
         changedSinceLoad?.formUnion(quiet)
         buildingLock.withLock { building = true }
         var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad, full: full, verifiesOutput: verifiesOutput,
-                                        network: network)
+                                        network: offline ? .offline : network)
         buildingLock.withLock { building = false }
-        if let summary = rebuilt.summary { nextRemoteRefresh = summary.nextURLRefresh }
+        if let summary = rebuilt.summary, !offline { nextRemoteRefresh = summary.nextURLRefresh }
         // A build that did not load leaves the store as it was: its changes are still to be loaded.
         if rebuilt.loaded { changedSinceLoad = [] }
         rebuilt.warnings += watchWarnings + refreshWarnings

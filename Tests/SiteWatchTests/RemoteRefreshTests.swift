@@ -17,6 +17,32 @@ final class RemoteRefreshTests: XCTestCase {
             + titles.map { "<item><guid>\($0)</guid><title>\($0)</title></item>" }.joined() + "</channel></rss>").utf8)
     }
 
+    func testAnOfflineWatchNeverFetches() throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let site = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-refresh-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: site) }
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("Templates"), withIntermediateDirectories: true)
+        try "{{#items}}{{title}};{{/items}}".write(to: site.appendingPathComponent("Templates/list.mustache"), atomically: true, encoding: .utf8)
+        try """
+            title: Planet
+            collections:
+              posts: {kind: feed, sources: "\(server.url("/feed.xml"))", refresh: 1s}
+            listings:
+              home: {from: posts, sort: [title], path: /}
+            """.write(to: site.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
+        server.route("/feed.xml", .document(body: Self.rss(["Alpha"]), etag: nil))
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded, "a build with the network keeps a copy")
+        let session = try WatchSession(builder: SiteBuilder(root: site), offline: true)
+        XCTAssertTrue(session.firstBuild().succeeded)
+        let watching = Thread { try? session.watch { _ in } }
+        watching.start()
+        defer { session.stop() }
+        Thread.sleep(forTimeInterval: 1.6)
+        XCTAssertEqual(server.requests.count, 1, "only the build before the watch asked")
+        XCTAssertEqual(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8), "Alpha;")
+    }
+
     func testAWatchRefetchesEveryRefreshIntervalAndRebuildsOnlyWhenAFeedChanged() throws {
         let server = try FeedTestServer()
         defer { server.stop() }
