@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Remote sources: feeds, record files and OPML lists over HTTP(S) (docs/decisions.md, 40).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C boundaries: Debian's libsqlite3-dev and libcmark-gfm-dev / libcmark-gfm-extensions-dev.
@@ -47,8 +49,15 @@ let package = Package(
         .target(name: "ResultsController", dependencies: ["SiteStore"]),
         .target(name: "SiteSources", dependencies: ["Yams"]),
         .target(name: "SiteRender", dependencies: ["CCmarkGFM"]),
+        // The HTTP(S) fetcher for remote sources: conditional GETs, redirects, caps, a limit per host.
+        .target(name: "SiteFetch", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .target(name: "SiteBuild", dependencies: [
-            "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams", "CLinux",
+            "SiteStore", "ResultsController", "SiteSources", "SiteRender", "SiteFetch", "Yams", "CLinux",
         ]),
         // Development tools over a built site: rebuild on change (inotify), serve output/ with live reload.
         .target(name: "SiteWatch", dependencies: ["SiteBuild"]),
@@ -63,7 +72,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "sitegen", dependencies: [
-            "SiteBuild", "SiteStore", "SiteWatch", "SiteServe",
+            "SiteBuild", "SiteStore", "SiteWatch", "SiteServe", "SiteFetch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: mimalloc),
 
@@ -82,8 +91,14 @@ let package = Package(
         // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
         .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
 
-        // Helpers the test targets share (a seeded random generator).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers the test targets share (a seeded random generator; an HTTP server on 127.0.0.1 for remote
+        // sources, FeedTestServer, on SwiftNIO).
+        .target(name: "TestSupport", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], path: "Tests/TestSupport"),
         .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore", "TestSupport"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
@@ -91,7 +106,7 @@ let package = Package(
         .testTarget(name: "SiteRenderTests", dependencies: [
             "SiteRender", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
         ]),
-        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "TestSupport"]),
-        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild", "SiteStore"]),
+        .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "SiteFetch", "TestSupport"]),
+        .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild", "SiteStore", "TestSupport"]),
     ]
 )

@@ -121,7 +121,7 @@ final class BuildRun {
     /// Loads the sources into the store (only those changed, when a watch knows which).
     private func load(_ config: SiteConfig) throws -> Changes {
         let loaded = try builder.load(config: config, store: store, changedSources: options.full ? nil : options.changedSources,
-                                      readingEverySource: options.full, into: &summary)
+                                      readingEverySource: options.full, network: options.network, into: &summary)
         guard var pending = try store.pendingChanges() else { return Changes(changeset: loaded, includesPending: false) }
         pending.merge(loaded)
         return Changes(changeset: pending, includesPending: true)

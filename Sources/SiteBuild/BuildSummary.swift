@@ -55,6 +55,11 @@ public struct BuildSummary: Sendable {
     public var sourcesUnchanged = 0
     /// Source files read that had the bytes of their last load (touched, or saved again as they were).
     public var sourcesSameBytes = 0
+    /// URL sources fetched with a new body, answered 304 (unchanged, not parsed), and failed (their last
+    /// good copies were loaded), by this build's fetch stage.
+    public var urlsFetched = 0, urlsNotModified = 0, urlsFailed = 0
+    /// When the next URL source is due for a fetch (seconds since 1970), for a watch's timer; nil without URL sources.
+    public var nextURLRefresh: Double?
     /// Rows inserted, updated and deleted in the store by this build's load.
     public var rowsInserted = 0, rowsUpdated = 0, rowsDeleted = 0
     /// Seconds spent in each stage, in order.
@@ -157,7 +162,9 @@ public struct BuildSummary: Sendable {
             "rows: \(rowsInserted) inserted, \(rowsUpdated) updated, \(rowsDeleted) deleted; source files: \(sourcesRead) read\(sourcesSameBytes > 0 ? " (\(sourcesSameBytes) with the same bytes)" : ""), \(sourcesUnchanged) unchanged",
             "time: \(stages)",
         ]
-        return lines.joined(separator: "\n")
+        let fetches = urlsFetched + urlsNotModified + urlsFailed == 0 ? []
+            : ["URLs: \(urlsFetched) fetched, \(urlsNotModified) unchanged (304), \(urlsFailed) failed"]
+        return (lines.prefix(2) + fetches + lines.suffix(1)).joined(separator: "\n")
     }
 
     /// The last line of a build with problems, printed with its messages (on standard error).

@@ -1,5 +1,6 @@
 import Foundation
 import ResultsController
+import SiteFetch
 import SiteRender
 import SiteSources
 import SiteStore
@@ -25,6 +26,10 @@ public struct SiteBuilder {
     /// Told, about twice a second, how the pages of each listing and collection are coming along (only
     /// for steps that take longer than half a second).
     public var onRenderProgress: ((RenderProgress) -> Void)?
+    /// The limits of the fetches of URL sources (time, size, redirects, requests per host).
+    public var fetchSettings = FetchSettings()
+    /// Told as each URL source's fetch finishes.
+    public var onFetchProgress: (@Sendable (FetchProgress) -> Void)?
     /// Told when another sitegen process is building this site: this build waits for it to finish.
     public var onWaitingForAnotherBuild: (() -> Void)?
     /// What a `watch` or `serve` keeps between its builds (controllers, the manifest's index, the store's
@@ -54,6 +59,8 @@ public struct SiteBuilder {
     public struct Options: Sendable {
         /// Plan only: load and render as usual, inside a transaction that is rolled back, and write nothing.
         public var dryRun = false
+        /// Whether URL sources are fetched (every one; only those due, in a watch; none, `--offline`).
+        public var network: NetworkUse = .fetch
         /// Render every page, whatever the last build left (the output folder may have been edited by hand),
         /// from listings read afresh rather than caught up from their cached results.
         public var full = false
@@ -118,7 +125,7 @@ public struct SiteBuilder {
         }
         var places = [(resolved(storePath.deletingLastPathComponent()), "the store's folder"), (resolved(root.appendingPathComponent("Templates")), "Templates/")]
         for collection in config.collections {
-            for pattern in collection.sources {
+            for pattern in collection.sources where !RemoteSource.isURL(pattern) {
                 let folder = SourceGlob(pattern: pattern).folder
                 places.append((resolved(URL(fileURLWithPath: SourceGlob.location(of: folder, under: root.path))),
                                "'\(folder)', where collection '\(collection.name)' reads its sources"))
@@ -304,8 +311,10 @@ extension SiteBuilder {
     /// Loads the sources and returns what changed in the store.
     @discardableResult
     func load(config: SiteConfig, store: SiteStore, changedSources: Set<String>? = nil, readingEverySource: Bool = false,
-              into summary: inout BuildSummary) throws -> Changeset {
-        var loader = CollectionLoader(root: root, config: config, store: store)
+              network: NetworkUse = .fetch, into summary: inout BuildSummary) throws -> Changeset {
+        let remote = try fetchRemoteSources(config: config, store: store, network: network, into: &summary)
+        var loader = CollectionLoader(root: root, config: remote.config, store: store)
+        loader.remote = remote.bodies
         loader.changedPaths = changedSources
         loader.readsEverySource = readingEverySource
         loader.outputFolder = outputDirectory.standardizedFileURL.path
@@ -316,7 +325,16 @@ extension SiteBuilder {
         } catch let failure as CollectionLoader.RebuildFailed {
             throw BuildError.newFieldsFailed(collection: failure.collection, problems: failure.problems)
         }
-        summary.problems += loaded.problems
+        // A URL source whose body cannot be read keeps its items, as any failing source does; its server's
+        // mistake is no reason to fail the site: a warning (decisions.md 40).
+        summary.problems += loaded.problems.filter { !RemoteSource.isURL($0.file) }
+        let unreadable = loaded.problems.filter { RemoteSource.isURL($0.file) }
+        summary.warnings += unreadable.map {
+            SourceError(file: $0.file, line: $0.line, column: $0.column, reason: $0.reason + "; the items of its last good copy are kept")
+        }
+        try RemoteRefresh(root: root, store: store).restoreLastGoodCopies(
+            of: unreadable.map(\.file), replaced: remote.replaced,
+            reasons: Dictionary(unreadable.map { ($0.file, $0.description) }) { first, _ in first })
         summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
             + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file, allowsRawHTML: config.allowsRawHTML) }
             + untitledFeeds(config) + loaded.warnings
@@ -331,6 +349,49 @@ extension SiteBuilder {
         }
         summary.warnings += try danglingReferences(config: config, store: store, changed: Set(loaded.changeset.tables.keys))
         return loaded.changeset
+    }
+
+    /// Fetches the URL sources (as `network` says) into the store, and expands OPML subscription lists.
+    private func fetchRemoteSources(config: SiteConfig, store: SiteStore, network: NetworkUse,
+                                    into summary: inout BuildSummary) throws -> RemoteRefresh.Outcome {
+        var refresh = RemoteRefresh(root: root, store: store)
+        refresh.settings = fetchSettings
+        refresh.network = network
+        refresh.progress = onFetchProgress
+        let outcome = try refresh.run(config)
+        summary.problems += outcome.problems
+        summary.warnings += outcome.warnings
+        summary.urlsFetched += outcome.fetched
+        summary.urlsNotModified += outcome.notModified
+        summary.urlsFailed += outcome.failed
+        summary.nextURLRefresh = outcome.nextDue
+        return outcome
+    }
+
+    /// What a refresh of the URL sources found.
+    public struct RemoteRefreshReport: Sendable {
+        /// The URLs whose bodies changed: a build then has something to load.
+        public var changed: [String] = []
+        /// Fetches that failed, moved sources, lists that could not be read.
+        public var warnings: [SourceError] = []
+        /// When the next URL source is due (seconds since 1970); nil without URL sources.
+        public var nextDue: Double?
+    }
+
+    /// Fetches the URL sources whose collection's `refresh:` interval has passed since they were last
+    /// tried, and keeps the answers in the store, without loading or rendering anything: a `watch`'s
+    /// timer, which builds (offline) only when a body changed.
+    public func refreshRemoteSources() throws -> RemoteRefreshReport {
+        let config = try readConfig()
+        let lock = try BuildLock(beside: storePath, onWait: onWaitingForAnotherBuild)
+        defer { withExtendedLifetime(lock) {} }
+        let store = try SiteStore(path: storePath.path)
+        var refresh = RemoteRefresh(root: root, store: store)
+        refresh.settings = fetchSettings
+        refresh.network = .whenDue
+        refresh.progress = onFetchProgress
+        let outcome = try refresh.run(config)
+        return RemoteRefreshReport(changed: outcome.changed, warnings: outcome.warnings + outcome.problems, nextDue: outcome.nextDue)
     }
 
     /// Warns about listings whose feeds would title every entry by its record's key: the collection has

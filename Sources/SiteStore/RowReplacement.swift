@@ -89,15 +89,23 @@ public final class RowReplacement {
         try lists.replaceItems(of: id, with: row.lists, isNew: true)
     }
 
-    /// Deletes the rows the source no longer yields, records the source as loaded; returns every change made.
+    /// Deletes the rows the source no longer yields (or, for a source that keeps them, flags them as
+    /// having left it), records the source as loaded; returns every change made.
     func finish() throws -> Changeset {
+        let flag = statements.keepsRowsLeftOut?(source) == true ? statements.flagLeftOut : nil
         // By id, so the order of deletes (and of the changes reported) does not depend on hashing.
-        for id in existing.values.map(\.id).sorted() {
+        for (id, hash) in existing.values.map({ ($0.id, $0.hash) }).sorted(by: { $0.0 < $1.0 }) {
+            if let flag {
+                // Its hash changes with the flag: when the item comes back, the row it writes is an update.
+                try flag.execute([.integer(hash ^ RowStatements.leftOutHashMask), .integer(id)])
+                if store.database.changesCount > 0 { changes.updated.insert(id) }
+                continue
+            }
             try lists.replaceItems(of: id, with: [:], isNew: false)
             try statements.delete.execute([.integer(id)])
             changes.deleted.insert(id)
         }
-        rowCount -= existing.count
+        if flag == nil { rowCount -= existing.count }
         existing = [:]
         // Every source with rows is named in the sources table, which is how removed files are found. One
         // write with the status, the file and the count it knows: a count(*) and a second write of the
@@ -121,6 +129,13 @@ public final class RowStatements {
     /// Whether a row whose key a source that keeps it has too is skipped (and reported in `skipped`)
     /// rather than failing its source: feeds carry each other's items.
     public var keepsFirstOfSharedKeys = false
+    /// Whether a source (the argument) keeps the rows it no longer yields, setting their `leftFeed` column
+    /// to 1, rather than deleting them: an archive of a feed (`keep: all`). Only a table with that column keeps.
+    public var keepsRowsLeftOut: ((String) -> Bool)?
+    /// Flags a row (by id) as no longer in its source, with a new hash; nil without a `leftFeed` column.
+    let flagLeftOut: Statement?
+    /// Changes a row's hash when it is flagged, so that the same item written again is an update.
+    static let leftOutHashMask: Int64 = 0x6C65_6674_4665_6564
     let selectExisting: Statement
     let insert: Statement
     let update: Statement
@@ -141,6 +156,8 @@ public final class RowStatements {
         update = try database.makeStatement(
             "UPDATE \(table) SET _line = ?, _hash = ?" + names.map { ", \($0) = ?" }.joined() + " WHERE _id = ?")
         delete = try database.makeStatement("DELETE FROM \(table) WHERE _id = ?")
+        flagLeftOut = schema.columns.contains { $0.name == "leftFeed" }
+            ? try database.makeStatement("UPDATE \(table) SET leftFeed = 1, _hash = ? WHERE _id = ? AND leftFeed IS NOT 1") : nil
         joinTables = try ListItemWriter.joinTables(database: database, schema: schema)
     }
 

@@ -56,6 +56,10 @@ public final class SiteStore {
                 key INTEGER NOT NULL, id INTEGER NOT NULL, version INTEGER NOT NULL, html TEXT NOT NULL,
                 PRIMARY KEY (key, id)) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS sitegen_sources_by_collection ON sitegen_sources (collection, path);
+            CREATE TABLE IF NOT EXISTS sitegen_responses (
+                url TEXT PRIMARY KEY, status INTEGER NOT NULL, etag TEXT, last_modified TEXT, fetched_at REAL NOT NULL,
+                changed_at REAL NOT NULL, checked_at REAL NOT NULL, body BLOB NOT NULL, hash INTEGER NOT NULL, failure TEXT,
+                moved_to TEXT);
             CREATE INDEX IF NOT EXISTS sitegen_sources_failed ON sitegen_sources (collection, path) WHERE status != 'ok';
             CREATE INDEX IF NOT EXISTS sitegen_sources_bundles ON sitegen_sources (collection, path)
                 WHERE path LIKE '%/index.md' OR path LIKE '%/index.markdown';

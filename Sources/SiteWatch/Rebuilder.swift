@@ -16,12 +16,16 @@ public struct Rebuilder {
     /// `changedSources`, when given, are every file and folder changed since the last build that loaded
     /// (`RebuildReport.loaded`): only sources there are looked at (`SiteBuilder.Options.changedSources`).
     /// `full` renders every page, as `sitegen build --full` does.
+    /// `network` says which URL sources are fetched first: those due, by default (a save fetches only a
+    /// source new to `sitegen.yml` or past its `refresh:` interval).
     public func rebuild(changedPaths: [String] = [], changedSources: Set<String>? = nil, full: Bool = false,
-                        verifiesOutput: Bool = false) -> RebuildReport {
+                        verifiesOutput: Bool = false, network: SiteBuilder.NetworkUse = .whenDue) -> RebuildReport {
         let start = DispatchTime.now().uptimeNanoseconds
         var report = RebuildReport(changedPaths: changedPaths)
         do {
-            let summary = try builder.build(options: SiteBuilder.Options(full: full, changedSources: changedSources, verifiesOutput: verifiesOutput))
+            var options = SiteBuilder.Options(full: full, changedSources: changedSources, verifiesOutput: verifiesOutput)
+            options.network = network
+            let summary = try builder.build(options: options)
             report.loaded = true
             report.summary = summary
             report.errors = summary.problems.map(\.description)

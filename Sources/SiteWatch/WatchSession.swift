@@ -27,6 +27,12 @@ public final class WatchSession: @unchecked Sendable {
     private var changedSinceLoad: Set<String>?
     private let buildingLock = NSLock()
     private var building = false
+    /// When the next URL source is due for a fetch, as the last build or refresh said; nil without URL sources.
+    private var nextRemoteRefresh: Double?
+    /// Whether URL sources are never fetched (`--offline`).
+    private let offline: Bool
+    /// What the last refresh of URL sources had to say (failed fetches), told with the next build.
+    private var refreshWarnings: [String] = []
 
     /// Whether a build is under way now (a stop request then waits for it); safe from any thread.
     public var isBuilding: Bool { buildingLock.withLock { building } }
@@ -34,7 +40,9 @@ public final class WatchSession: @unchecked Sendable {
 
     /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
     /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
-    public init(builder: SiteBuilder, quietPeriod: Double = 0.03, maximumDelay: Double = 1.0) throws {
+    /// With `offline`, no build touches the network and URL sources are never fetched: they load their kept copies.
+    public init(builder: SiteBuilder, quietPeriod: Double = 0.03, maximumDelay: Double = 1.0, offline: Bool = false) throws {
+        self.offline = offline
         // Controllers, the manifest's index and the store's connection stay in memory between builds.
         var builder = builder
         if builder.session == nil { builder.session = BuildSession() }
@@ -76,7 +84,9 @@ public final class WatchSession: @unchecked Sendable {
 
     /// Builds the site once, as the first build of a watch does; the paths given are what changed since the
     /// last build of this session. `full` renders every page and reads every source (`sitegen build --full`).
-    public func buildOnce(changedPaths: [String] = [], full: Bool = false, verifiesOutput: Bool = false) -> RebuildReport {
+    /// `network`: which URL sources are fetched first (those due, unless told otherwise).
+    public func buildOnce(changedPaths: [String] = [], full: Bool = false, verifiesOutput: Bool = false,
+                          network: SiteBuilder.NetworkUse = .whenDue) -> RebuildReport {
         // What the watcher saw is all that changed only when every event arrived and the sources are still
         // where sitegen.yml said (a new pattern matches files that never changed).
         if changedPaths.contains(FileWatcher.eventsLost) || changedPaths.contains(where: Self.watchedFiles.contains) {
@@ -88,12 +98,15 @@ public final class WatchSession: @unchecked Sendable {
         let quiet = watcher.takeQuietChanges()
         changedSinceLoad?.formUnion(quiet)
         buildingLock.withLock { building = true }
-        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad, full: full, verifiesOutput: verifiesOutput)
+        var rebuilt = rebuilder.rebuild(changedPaths: changedPaths, changedSources: changedSinceLoad, full: full, verifiesOutput: verifiesOutput,
+                                        network: offline ? .offline : network)
         buildingLock.withLock { building = false }
+        if let summary = rebuilt.summary, !offline { nextRemoteRefresh = summary.nextURLRefresh }
         // A build that did not load leaves the store as it was: its changes are still to be loaded.
         if rebuilt.loaded { changedSinceLoad = [] }
-        rebuilt.warnings += watchWarnings
+        rebuilt.warnings += watchWarnings + refreshWarnings
         watchWarnings = []
+        refreshWarnings = []
         return rebuilt
     }
 
@@ -103,7 +116,13 @@ public final class WatchSession: @unchecked Sendable {
         var schedule = WatchSchedule()
         // The controllers' caches are saved once the site is quiet, and when the watch ends.
         defer { saveCaches() }
-        while let changed = try watcher.nextBatch(retryAfter: schedule.retryAfter, whenQuiet: (Self.cacheSavingDelay, saveCaches)) {
+        while let changed = try watcher.nextBatch(retryAfter: Self.earliest(schedule.retryAfter, secondsUntilRemoteRefresh),
+                                                  whenQuiet: (Self.cacheSavingDelay, saveCaches)) {
+            // The `refresh:` timer of URL sources: a fetch, and a build only when a body changed.
+            if changed.isEmpty, let due = secondsUntilRemoteRefresh, due <= 0 {
+                if let rebuilt = refreshRemoteSources() { report(rebuilt) }
+                if schedule.retryAfter == nil { continue }
+            }
             // sitegen.yml may now read sources from somewhere new: watched before the build reads it, so that
             // files written there during the build are seen. Otherwise the folders stay as they were (parsing
             // sitegen.yml for every save was a thirtieth of a one-record build), and those outside the site
@@ -125,6 +144,36 @@ public final class WatchSession: @unchecked Sendable {
     /// Saves the session's controller caches (`BuildSession.saveCaches`).
     private func saveCaches() {
         rebuilder.builder.session?.saveCaches(storePath: rebuilder.builder.storePath)
+    }
+
+    /// Seconds until the next URL source is due (at most a day, so that a long wait still wakes); nil without URL sources.
+    private var secondsUntilRemoteRefresh: Double? {
+        nextRemoteRefresh.map { min($0 - Date().timeIntervalSince1970, 86_400) }
+    }
+
+    /// The smaller of two waits, either of which may be none.
+    private static func earliest(_ a: Double?, _ b: Double?) -> Double? {
+        [a, b].compactMap { $0 }.map { max($0, 0) }.min()
+    }
+
+    /// Fetches the URL sources that are due and, when a body changed, builds from what the store now holds
+    /// (offline: the fetch is done); nil when nothing changed. Failed fetches are told with the next build.
+    private func refreshRemoteSources() -> RebuildReport? {
+        let refreshed: SiteBuilder.RemoteRefreshReport
+        do {
+            refreshed = try rebuilder.builder.refreshRemoteSources()
+        } catch {
+            watchWarnings.append("URL sources could not be refreshed: \(error)")
+            nextRemoteRefresh = Date().timeIntervalSince1970 + Self.retryInterval
+            return nil
+        }
+        nextRemoteRefresh = refreshed.nextDue
+        refreshWarnings = refreshed.warnings.map(\.description)
+        guard !refreshed.changed.isEmpty else { return nil }
+        var rebuilt = buildOnce(network: .offline)
+        rebuilt.cause = "\(refreshed.changed.count) URL source\(refreshed.changed.count == 1 ? "" : "s") changed: "
+            + refreshed.changed.joined(separator: ", ")
+        return rebuilt
     }
 
     /// How long a watch waits before trying again a build the machine failed.
@@ -161,7 +210,7 @@ public final class WatchSession: @unchecked Sendable {
     /// The first build of a watch (or a serve): it looks for every page, so that pages deleted by hand while
     /// no watch ran come back. `full` renders every page (`--full`).
     public func firstBuild(full: Bool = false) -> RebuildReport {
-        var first = buildOnce(full: full, verifiesOutput: true)
+        var first = buildOnce(full: full, verifiesOutput: true, network: .fetch)
         first.isFirst = true
         return first
     }
@@ -181,7 +230,8 @@ public final class WatchSession: @unchecked Sendable {
         else { return ([], []) }
         let rootPath = root.standardizedFileURL.path
         var folders: [String] = [], files: [String] = []
-        for pattern in config.collections.flatMap(\.sources) {
+        // A URL has no folder to watch: a watch fetches it every `refresh:` interval instead.
+        for pattern in config.collections.flatMap(\.sources) where !RemoteSource.isURL(pattern) {
             let parts = pattern.split(separator: "/").filter { $0 != "." }
             guard let first = parts.first else { continue }
             if pattern.hasPrefix("/") || first == ".." {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SiteBuild
+import SiteFetch
 import SiteStore
 
 /// `sitegen build`: loads the site's sources and writes its pages.
@@ -39,6 +40,9 @@ struct BuildCommand: ParsableCommand {
     @Flag(help: "Render every page, whatever the last build left (after editing output/ by hand), from listings read afresh.")
     var full = false
 
+    @Flag(help: "Never touch the network: URL sources load the copies the store kept from their last fetch.")
+    var offline = false
+
     func validate() throws {
         try SiteOptions.validate(site: site, output: output)
         // Found before the build rather than after it has published.
@@ -59,9 +63,12 @@ struct BuildCommand: ParsableCommand {
         builder.onLoadProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "loading") }
         builder.onRenderProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "rendering") }
         builder.onWaitingForAnotherBuild = { printError("waiting for another sitegen building this site to finish") }
+        builder.onFetchProgress = FetchProgressLine().show
         let summary: BuildSummary
         do {
-            summary = try builder.build(options: SiteBuilder.Options(dryRun: plan, full: full))
+            var options = SiteBuilder.Options(dryRun: plan, full: full)
+            options.network = offline ? .offline : .fetch
+            summary = try builder.build(options: options)
         } catch let error as BuildError {
             // What the load reported before the build stopped is said first; a report says it stopped.
             var stopped = error.summary ?? BuildSummary()
@@ -204,6 +211,25 @@ final class ProgressLine {
         } else if finished || elapsed - lastPlainLine >= 5 || elapsed < lastPlainLine {
             lastPlainLine = finished ? 0 : elapsed
             printError(verb + " " + line)
+        }
+    }
+}
+
+/// Shows how the fetches of URL sources are going on standard error: rewritten in place on a terminal,
+/// else a line every ten fetches and at the last. Told from the fetching threads.
+final class FetchProgressLine: @unchecked Sendable {
+    private let isTerminal = standardErrorIsTerminal
+    private let lock = NSLock()
+
+    @Sendable func show(_ progress: FetchProgress) {
+        lock.withLock {
+            let line = "fetching \(progress.finished)/\(progress.total) \(progress.url)"
+            let last = progress.finished == progress.total
+            if isTerminal {
+                printError(line, terminator: last ? "\n" : "")
+            } else if last || progress.finished % 10 == 0 {
+                printError(line)
+            }
         }
     }
 }

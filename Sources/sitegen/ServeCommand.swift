@@ -40,7 +40,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         try site.checkOutputFolder()
         let builder = site.builder()
-        let session = try WatchSession(builder: builder)
+        let session = try WatchSession(builder: builder, offline: site.offline)
         _ = try TerminationSignals { _ in stopWatching(session) }
         if session.anotherWatchesTheSite {
             printError("warning: another sitegen watch or serve is already watching this site: each change will be built by both")

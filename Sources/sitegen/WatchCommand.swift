@@ -27,7 +27,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         try site.checkOutputFolder()
-        let session = try WatchSession(builder: site.builder())
+        let session = try WatchSession(builder: site.builder(), offline: site.offline)
         _ = try TerminationSignals { _ in stopWatching(session) }
         if session.anotherWatchesTheSite {
             printError("warning: another sitegen watch or serve is already watching this site: each change will be built by both")
@@ -49,6 +49,9 @@ struct SiteOptions: ParsableArguments {
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the pages (default: output/ in the site folder).", valueName: "folder"))
     var output: String?
+
+    @Flag(help: "Never touch the network: URL sources load the copies the store kept, and are not fetched every refresh: interval.")
+    var offline = false
 
     func validate() throws {
         try Self.validate(site: site, output: output)

@@ -657,7 +657,7 @@ final class CommandLineTests: XCTestCase {
         try "title: x\ncollections:\n  a:\n    kind: spreadsheet\n".write(to: folder.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)
         let result = try run(["build"], in: folder)
         XCTAssertEqual(result.status, 2, "stopped: nothing published")
-        XCTAssertEqual(result.stderr, "error: sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n"
+        XCTAssertEqual(result.stderr, "error: sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown, opml\n"
                        + "FAILED: the build stopped at the error above\n")
     }
 
@@ -712,7 +712,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(result.status, 0)
         XCTAssertEqual(result.stdout, "z.csv: csv, 1 rows\n")
         XCTAssertEqual(result.stderr, "warning: z.csv: shown untyped (every value as text): sitegen.yml has an error: "
-                       + "sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown\n")
+                       + "sitegen.yml:4:11: unknown kind 'spreadsheet'; expected one of: csv, json, ndjson, feed, markdown, opml\n")
     }
 
     /// `parse` read a collection's file without the site's `timeZone`, so it showed other datetimes than the

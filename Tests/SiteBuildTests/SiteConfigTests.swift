@@ -78,7 +78,7 @@ final class SiteConfigTests: XCTestCase {
         let error = error(valid.replacingOccurrences(of: "    key: cert", with: "    key: cert\n    keys: cert"))
         XCTAssertEqual(error?.line, 7)
         XCTAssertEqual(error?.column, 5)
-        XCTAssertEqual(error?.reason, "unknown key 'keys' in collection 'banks'; expected one of: detail, fields, key, kind, relationships, sources")
+        XCTAssertEqual(error?.reason, "unknown key 'keys' in collection 'banks'; expected one of: detail, fields, keep, key, kind, refresh, relationships, sources")
     }
 
     func testAWrongTypeSaysWhatWasExpected() {

@@ -274,6 +274,8 @@ public struct CollectionConfig: Sendable {
     /// The source formats sitegen reads.
     public enum Kind: String, Sendable, CaseIterable {
         case csv, json, ndjson, feed, markdown
+        /// An OPML subscription list: a record per feed it names (`title`, `feedURL`, `siteURL`).
+        case opml
     }
 
     /// The collection's name, which is also its table's.
@@ -288,12 +290,41 @@ public struct CollectionConfig: Sendable {
     public var fields: [(name: String, type: FieldType)]
     /// The detail pages, if the collection has them.
     public var detail: DetailConfig?
+    /// What a feed source keeps of items that left it; nil: each source's default (`RetentionPolicy`).
+    public var keep: RetentionPolicy?
+    /// How often a `watch` or `serve` fetches its URL sources again, in seconds (`refresh:`; 30 minutes).
+    public var refresh: Double = 30 * 60
+
+    /// What a feed keeps of its items once they leave it.
+    public enum RetentionPolicy: String, Sendable {
+        /// Every item ever seen stays, flagged `leftFeed` once the feed no longer has it: an archive. The
+        /// default for URL sources, whose feeds show only their latest items.
+        case all
+        /// Only the items the feed has now: the default for local files, which are the whole record.
+        case current
+    }
+
+    /// What `source` (one of `sources`, or a feed an OPML list names) keeps of items that left it.
+    public func retention(ofSource source: String) -> RetentionPolicy {
+        guard kind == .feed else { return .current }
+        return keep ?? (RemoteSource.isURL(source) ? .all : .current)
+    }
+
+    /// Whether any of its sources keeps items that left it, so that its table has the `leftFeed` column.
+    var mayKeepItems: Bool { Self.mayKeepItems(kind: kind, keep: keep, sources: sources) }
+
+    static func mayKeepItems(kind: Kind, keep: RetentionPolicy?, sources: [String]) -> Bool {
+        kind == .feed && (keep == .all || keep == nil && sources.contains { RemoteSource.isURL($0) || RemoteSource.isSubscriptionList($0) })
+    }
 
     /// The fields every feed item has.
     static let feedFields: [(String, FieldType)] = [
         ("title", .text), ("link", .text), ("published", .datetime), ("updated", .datetime), ("author", .text),
         ("summary", .text), ("content", .text), ("categories", .list), ("slug", .text),
     ]
+
+    /// The fields every feed of a subscription list has (its key is `feedURL`).
+    static let subscriptionFields: [(String, FieldType)] = [("title", .text), ("feedURL", .text), ("siteURL", .text)]
 
     /// Its declaration's fingerprint: when it changes, its detail pages are rendered again.
     public var fingerprint: Int64 = 0
@@ -305,7 +336,7 @@ public struct CollectionConfig: Sendable {
     /// Whether its records have a title to give feed entries: a `title` field, or the field its detail
     /// page names (`detail: {title: name}`). Feeds and front matter always have one.
     var hasTitles: Bool {
-        kind == .feed || kind == .markdown || detail?.titleField != nil || fields.contains { $0.name == "title" }
+        kind == .feed || kind == .markdown || kind == .opml || detail?.titleField != nil || fields.contains { $0.name == "title" }
     }
 
     /// Declared fields that templates cannot read because a record's own `key`, `title` or `url` takes
@@ -340,13 +371,13 @@ public struct CollectionConfig: Sendable {
         self.name = try reader.identifier(name, nameNode, "a collection name")
         fingerprint = YAMLConfigReader.fingerprint(of: node)
         var kind: Kind?, sources: [String] = [], key: String?, fields: [(String, FieldType)] = [], detailNode: Node?
-        var relationshipsNode: Node?
-        for (entry, _, value) in try reader.mapping(node, "collection '\(name)'", allowed: ["kind", "sources", "key", "fields", "detail", "relationships"]) {
+        var relationshipsNode: Node?, keepNode: Node?
+        for (entry, _, value) in try reader.mapping(node, "collection '\(name)'", allowed: ["kind", "sources", "key", "fields", "detail", "relationships", "keep", "refresh"]) {
             switch entry {
             case "kind":
                 let text = try reader.string(value, "kind")
                 guard let parsed = Kind(rawValue: text) else {
-                    throw reader.error(value, "unknown kind '\(text)'; expected one of: csv, json, ndjson, feed, markdown")
+                    throw reader.error(value, "unknown kind '\(text)'; expected one of: csv, json, ndjson, feed, markdown, opml")
                 }
                 kind = parsed
             case "sources":
@@ -364,11 +395,22 @@ public struct CollectionConfig: Sendable {
                     fieldMarks[field] = reader.mark(fieldNode)
                 }
             case "relationships": relationshipsNode = value
+            case "keep":
+                let text = try reader.string(value, "keep")
+                guard let policy = RetentionPolicy(rawValue: text) else {
+                    throw reader.error(value, "unknown keep '\(text)'; expected all (items stay after they leave the feed) or current")
+                }
+                keep = policy
+                keepNode = value
+            case "refresh": refresh = try Self.interval(value, reader: reader)
             default: detailNode = value
             }
         }
-        guard let kind else { throw reader.error(node, "collection '\(name)' needs a 'kind': csv, json, ndjson, feed or markdown") }
-        guard !sources.isEmpty else { throw reader.error(node, "collection '\(name)' needs 'sources': one or more file patterns") }
+        guard let kind else { throw reader.error(node, "collection '\(name)' needs a 'kind': csv, json, ndjson, feed, markdown or opml") }
+        if let keepNode, kind != .feed {
+            throw reader.error(keepNode, "'keep' is for feed collections, whose items come and go; a \(kind.rawValue) source's records are always its current ones")
+        }
+        guard !sources.isEmpty else { throw reader.error(node, "collection '\(name)' needs 'sources': one or more file patterns, URLs or OPML subscription lists") }
         switch kind {
         case .csv, .json, .ndjson:
             let format = kind.rawValue.uppercased()
@@ -382,6 +424,13 @@ public struct CollectionConfig: Sendable {
                 throw reader.error(node, "feed collection '\(name)' has fixed fields and keys; remove 'fields' and 'key'")
             }
             fields = Self.feedFields
+            // Present only where an item can be kept after it left its feed, so that other feeds' tables stay as they were.
+            if Self.mayKeepItems(kind: kind, keep: keep, sources: sources) { fields.append(("leftFeed", .bool)) }
+        case .opml:
+            guard fields.isEmpty, key == nil else {
+                throw reader.error(node, "OPML collection '\(name)' has fixed fields (title, feedURL, siteURL) keyed by feedURL; remove 'fields' and 'key'")
+            }
+            fields = Self.subscriptionFields
         case .markdown:
             guard key == nil else { throw reader.error(node, "Markdown collection '\(name)' is keyed by file name; remove 'key'") }
             for implicit in ["title", "body", "slug"] where !fields.contains(where: { $0.0 == implicit }) {
@@ -407,6 +456,18 @@ public struct CollectionConfig: Sendable {
                                       type == .list, targetNode.mark?.line, targetNode.mark?.column))
             }
         }
+    }
+
+    /// A `refresh:` interval: a number of minutes, or a number with `s`, `m`, `h` or `d` (`90s`, `30m`, `2h`).
+    static func interval(_ node: Node, reader: YAMLConfigReader) throws(ConfigError) -> Double {
+        let text = try reader.string(node, "refresh").trimmingCharacters(in: .whitespaces)
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        let unit = text.last.flatMap { units[$0] }
+        let number = Double(unit == nil ? text : String(text.dropLast()))
+        guard let number, number > 0, number.isFinite else {
+            throw reader.error(node, "refresh '\(text)' is not an interval; write minutes (30) or a number with s, m, h or d (90s, 30m, 2h)")
+        }
+        return number * (unit ?? 60)
     }
 
     /// Relationships: the field holding the key (to-one) or keys (a list field: to-many), the collection

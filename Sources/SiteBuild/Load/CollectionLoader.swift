@@ -22,6 +22,9 @@ struct CollectionLoader {
     var readsEverySource = false
     /// The output folder's absolute path, which no pattern's walk enters.
     var outputFolder: String?
+    /// The kept bodies of the URL sources (`RemoteRefresh`), read in place of files; a URL without one
+    /// (never fetched) is no source of this load.
+    var remote: [String: RemoteBody] = [:]
 
     struct Outcome {
         var changeset = Changeset()
@@ -123,7 +126,8 @@ struct CollectionLoader {
     /// a folder a pattern starts in, such a folder is missing, or a pattern reads outside the site: then
     /// only a walk of them all will do.
     private func changedFiles(of collection: CollectionConfig) throws -> (files: [FilePlan], unchanged: Int, removed: [String])? {
-        guard let changedPaths, missingFolders(of: collection).isEmpty else { return nil }
+        // URL sources have no file whose change a watch sees: their collections are looked at whole.
+        guard let changedPaths, missingFolders(of: collection).isEmpty, !collection.sources.contains(where: RemoteSource.isURL) else { return nil }
         let rootPath = root.standardizedFileURL.path
         func location(_ path: String) -> String {
             URL(fileURLWithPath: SourceGlob.location(of: path, under: rootPath)).standardizedFileURL.path
@@ -175,12 +179,16 @@ struct CollectionLoader {
     {
         // The folders are walked while this thread reads what the store knows of the files: at 100,000
         // records each took a third of an incremental build's load.
-        let root = root, outputFolder = outputFolder
+        let root = root, outputFolder = outputFolder, remote = remote
         let walk = BackgroundWork { () -> ([SourceScan], [SourceGlob.Unreadable]) in
             // Only two patterns can name one file twice; one pattern's files are distinct already.
             var present: Set<String>? = collection.sources.count > 1 ? [] : nil
             var scans: [SourceScan] = [], unreadable: [SourceGlob.Unreadable] = []
             for pattern in collection.sources {
+                if RemoteSource.isURL(pattern) {
+                    scans.append(Self.scan(ofURL: pattern, body: remote[pattern]))
+                    continue
+                }
                 var glob = SourceGlob(pattern: pattern)
                 glob.skipping = outputFolder
                 var scan = glob.scan(under: root, unreadable: &unreadable)
@@ -199,12 +207,14 @@ struct CollectionLoader {
         var toRead: [FilePlan] = [], unchanged = UnchangedFiles(known: known), knownFound = 0
         for (pattern, scan) in scans.enumerated() {
             var same: [UInt32] = []
+            // A URL's kept body has an exact hash: no clock to distrust, so a 304 is unchanged by it.
+            let body = remote[collection.sources[pattern]]
             for (index, file) in scan.files.enumerated() {
-                let stat = SiteStore.SourceFingerprint(size: file.size, modified: file.modified, hash: 0, succeeded: true)
+                let stat = SiteStore.SourceFingerprint(size: file.size, modified: file.modified, hash: body?.hash ?? 0, succeeded: true)
                 let previous = known[file.key]
                 if previous != nil { knownFound += 1 }
                 // Estimated before the transaction: a schema change makes every file need reading.
-                if !readsEverySource && Self.isUnchanged(stat, since: previous) {
+                if !readsEverySource && (body == nil ? Self.isUnchanged(stat, since: previous) : Self.hasSameBody(stat, since: previous)) {
                     same.append(UInt32(index))
                 } else {
                     toRead.append(FilePlan(path: scan.path(of: file), stat: stat, previous: previous, pattern: pattern))
@@ -260,10 +270,27 @@ struct CollectionLoader {
         return (toRead, unchanged, removed, missing, hidden, warnings)
     }
 
+    /// A URL source as a walk finds a file: its path is the URL, its size and change time its kept body's.
+    /// Without a kept body (never fetched) it is not found, and none of its rows can be there.
+    private static func scan(ofURL url: String, body: RemoteBody?) -> SourceScan {
+        var scan = SourceScan()
+        let folder = scan.addFolder(prefix: "")
+        guard let body else { return scan }
+        var name = url
+        name.withUTF8 { scan.add(name: UnsafeRawBufferPointer($0), folder: folder, size: Int64(body.data.count), modified: body.changedAt) }
+        return scan
+    }
+
+    /// Whether `file` is read whole, once (small files, and URL sources, whose bodies are in memory).
+    private func readsWhole(_ file: FilePlan) -> Bool {
+        file.stat.size <= Self.wholeFileLimit || remote[file.path] != nil
+    }
+
     /// The folders the collection's patterns look in (the part before the first wildcard, or a file's
     /// folder) that are not folders on the disk; the site's own folder is always there.
     private func missingFolders(of collection: CollectionConfig) -> [String] {
         collection.sources.compactMap { pattern in
+            guard !RemoteSource.isURL(pattern) else { return nil }
             let folder = SourceGlob(pattern: pattern).folder
             guard !folder.isEmpty, folder != "/" else { return nil }
             var isFolder: ObjCBool = false
@@ -275,13 +302,20 @@ struct CollectionLoader {
     /// Where file `path` (relative to the site, or absolute) is. Said to be a file: else the URL asks the
     /// file system whether the path is a folder.
     private func url(of path: String) -> URL {
-        path.hasPrefix("/") ? URL(fileURLWithPath: path, isDirectory: false) : root.appendingPathComponent(path, isDirectory: false)
+        if RemoteSource.isURL(path), let url = URL(string: path) { return url }
+        return path.hasPrefix("/") ? URL(fileURLWithPath: path, isDirectory: false) : root.appendingPathComponent(path, isDirectory: false)
     }
 
     /// Same size and change time (ctime) as a good load: not even read.
     private static func isUnchanged(_ stat: SiteStore.SourceFingerprint, since previous: SiteStore.SourceFingerprint?) -> Bool {
         guard let previous, previous.succeeded else { return false }
         return previous.size == stat.size && previous.modified == stat.modified
+    }
+
+    /// A URL source's kept body is the one of its last good load: same size and hash.
+    private static func hasSameBody(_ stat: SiteStore.SourceFingerprint, since previous: SiteStore.SourceFingerprint?) -> Bool {
+        guard let previous, previous.succeeded else { return false }
+        return previous.size == stat.size && previous.hash == stat.hash
     }
 
     /// The files a status pass found unchanged, as the walk left them: listed (`plans`) only when a rebuilt
@@ -332,10 +366,14 @@ struct CollectionLoader {
                          schema: CollectionSchema) -> PreparedFile
     {
         let data: Data
-        do {
-            data = try readWhole(file, at: path)
-        } catch {
-            return .unreadable(error)
+        if let body = remote[file.path] {
+            data = body.data
+        } else {
+            do {
+                data = try readWhole(file, at: path)
+            } catch {
+                return .unreadable(error)
+            }
         }
         var hash = ContentHash()
         hash.combine(bytes: data)
@@ -404,12 +442,14 @@ struct CollectionLoader {
         // gains it), so when any feed of the collection changed, all of them are read again, in the order a
         // clean build reads them. Feed files are few; records, kept in files by the thousand, fail instead.
         statements.keepsFirstOfSharedKeys = collection.kind == .feed
+        // An archive's items stay when they leave their feed (`keep: all`), flagged in `leftFeed`.
+        if collection.mayKeepItems { statements.keepsRowsLeftOut = { collection.retention(ofSource: $0) == .all } }
         let readsAll = rebuilt || (collection.kind == .feed && (!plan.removed.isEmpty || plan.files.contains { !hasItsLastBytes($0) }))
         // Every file is read into a rebuilt table, in the loading order.
         let files = readsAll ? (plan.files + plan.unchangedFiles.plans).sorted(by: FilePlan.loadingOrder) : plan.files
         if !readsAll { outcome.sourcesUnchanged += plan.unchangedCount }
         // Small files are read and parsed on another thread, ahead of the rows being stored here.
-        let small = files.filter { $0.stat.size <= Self.wholeFileLimit }
+        let small = files.filter(readsWhole)
         let rootPath = root.path
         let readAhead = ReadAhead(count: small.count) { [self] index in
             // Files not in the page cache (a first build after a reboot, or after other work filled the
@@ -430,7 +470,7 @@ struct CollectionLoader {
         defer { if batch.isOpen { try? store.endSavepoint(keeping: false) } }
         for file in files {
             outcome.sourcesRead += 1
-            let prepared = file.stat.size <= Self.wholeFileLimit ? readAhead.next()! : nil
+            let prepared = readsWhole(file) ? readAhead.next()! : nil
             switch prepared {
             case .unchanged?, .parsed(_, _, nil, _)?:
                 if !batch.isOpen {
@@ -465,11 +505,16 @@ struct CollectionLoader {
         // A source that gave its key up to a file before it is read again, whatever its bytes: it now fails
         // on that key as in a clean build, and keeps its other rows as any failing source does.
         for owner in order.rereads {
-            guard let entry = SourceGlob.entry(at: owner, under: rootPath) else { continue }
+            let stat: SiteStore.SourceFingerprint
+            if let body = remote[owner] {
+                stat = body.fingerprint
+            } else {
+                guard let entry = SourceGlob.entry(at: owner, under: rootPath) else { continue }
+                stat = SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true)
+            }
             let pattern = collection.sources.firstIndex { SourceGlob(pattern: $0).matches(owner) } ?? 0
-            let file = FilePlan(path: owner, stat: SiteStore.SourceFingerprint(size: entry.size, modified: entry.modified, hash: 0, succeeded: true),
-                                previous: nil, pattern: pattern)
-            let prepared = file.stat.size <= Self.wholeFileLimit
+            let file = FilePlan(path: owner, stat: stat, previous: nil, pattern: pattern)
+            let prepared = readsWhole(file)
                 ? prepare(file, at: SourceGlob.location(of: owner, under: rootPath), previous: nil, collection: collection, schema: schema) : nil
             try storeAlone(file, prepared: prepared, in: target, into: &outcome, changes: &changes)
         }
@@ -716,6 +761,7 @@ struct CollectionLoader {
 
     /// The hash of a file's bytes, read a chunk at a time.
     private func hash(of file: FilePlan) throws(SourceError) -> Int64 {
+        if let body = remote[file.path] { return body.hash }
         var input = try SourceInput(contentsOf: url(of: file.path), displayName: file.path)
         input.forEachChunk { _ in }
         return input.hash.signed
@@ -754,6 +800,7 @@ struct CollectionLoader {
             source.timeZone = timeZone
             return source
         case .feed: return FeedSource(url: location.url, displayName: displayName)
+        case .opml: return SubscriptionListSource(url: location.url, displayName: displayName)
         case .markdown:
             let path: String
             switch location {

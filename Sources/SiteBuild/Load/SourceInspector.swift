@@ -95,7 +95,10 @@ public struct SourceInspector {
         let storePath = root.appendingPathComponent(".sitegen/store.sqlite")
         let statuses = FileManager.default.fileExists(atPath: storePath.path) ? try SiteStore(path: storePath.path).sourceStatuses() : []
         return .array(config.collections.map { collection in
-            let files = collection.sources.flatMap { glob($0).files(under: root) }
+            // URL sources (named, or by an OPML list) are listed as the store knows them.
+            let urls = statuses.filter { $0.collection == collection.name && RemoteSource.isURL($0.path) }.map(\.path)
+            let patterns = collection.sources.filter { !RemoteSource.isURL($0) && !(collection.kind == .feed && RemoteSource.isSubscriptionList($0)) }
+            let files = patterns.flatMap { glob($0).files(under: root) } + urls
             let entries: [JSONValue] = files.map { file in
                 let status = statuses.first { $0.path == file && $0.collection == collection.name }
                 return .object([("path", .string(file)), ("status", .string(status?.status ?? "not loaded")),
@@ -240,6 +243,12 @@ public struct SourceInspector {
             }
             members.append(("body", .string(document.body)))
             rows = [.object(members)]
+        case .opml:
+            let list = try SubscriptionList(data: Data(contentsOf: url), file: display)
+            rows = list.feeds.map { feed in
+                .object([("title", feed.title.map(JSONValue.string) ?? .null), ("feedURL", .string(feed.url)),
+                         ("siteURL", feed.siteURL.map(JSONValue.string) ?? .null)])
+            }
         case .feed:
             break
         }
@@ -300,6 +309,7 @@ public struct SourceInspector {
         case "csv": return .csv
         case "ndjson", "jsonl": return .ndjson
         case "md", "markdown": return .markdown
+        case "opml": return .opml
         case "json":
             let first = (try? Data(contentsOf: url))?.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
             return first == UInt8(ascii: "{") ? .feed : .json
