@@ -39,6 +39,12 @@ let package = Package(
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
+        // libxml2's HTML parser (Debian's libxml2-dev), which the sanitizer of feed HTML parses with (decisions.md 40).
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         // Linux system calls Glibc's module leaves out (renameat2's exchange).
         .systemLibrary(name: "CLinux"),
 
@@ -46,7 +52,7 @@ let package = Package(
         .target(name: "SiteStore", dependencies: ["CSQLite"]),
         .target(name: "ResultsController", dependencies: ["SiteStore"]),
         .target(name: "SiteSources", dependencies: ["Yams"]),
-        .target(name: "SiteRender", dependencies: ["CCmarkGFM"]),
+        .target(name: "SiteRender", dependencies: ["CCmarkGFM", "CLibXML2"]),
         .target(name: "SiteBuild", dependencies: [
             "SiteStore", "ResultsController", "SiteSources", "SiteRender", "Yams", "CLinux",
         ]),
@@ -89,8 +95,8 @@ let package = Package(
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
         // swift-mustache stays as the reference the template engine's differential test renders against.
         .testTarget(name: "SiteRenderTests", dependencies: [
-            "SiteRender", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
-        ]),
+            "SiteRender", "SiteSources", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "TestSupport"]),
         .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild"]),
     ]
