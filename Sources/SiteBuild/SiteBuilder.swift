@@ -318,7 +318,6 @@ extension SiteBuilder {
         }
         summary.problems += loaded.problems
         summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
-            + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file, allowsRawHTML: config.allowsRawHTML) }
             + untitledFeeds(config) + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
