@@ -85,8 +85,8 @@ let package = Package(
         .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM", "CLinux"], path: "Benchmarks/FloorBenchmark",
                           linkerSettings: mimalloc),
 
-        // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
-        .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
+        // The source readers and the HTML sanitizer under libFuzzer (scripts/fuzz); a replay tool in a normal build.
+        .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources", "SiteRender"], path: "Fuzz/SourcesFuzzer"),
 
         // Helpers the test targets share (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
