@@ -108,6 +108,19 @@ final class HTMLSanitizerTests: XCTestCase {
         Self.assertCannotRunScript(HTMLSanitizer.sanitize("<img src=\"x\" alt=\"<script>alert(1)</script>"), "unterminated alt")
     }
 
+    /// A listing shows a feed's summary as HTML through the helper, as a detail page shows its body.
+    func testTheSanitizedHelperPrintsAFieldSanitized() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-sanitized-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "{{{sanitized(summary)}}}|{{summary}}".write(to: folder.appendingPathComponent("list.mustache"), atomically: true, encoding: .utf8)
+        let site = TemplateText.Site(baseURL: "https://x.org/", allowsRawHTML: false)
+        let html = try TemplateSet(directory: folder).render("list", context: [
+            "summary": TemplateText(#"<p onclick="x()">Hi<script>alert(1)</script></p>"#, site: site),
+        ])
+        XCTAssertEqual(html, "<p>Hi</p>|&lt;p onclick=&quot;x()&quot;&gt;Hi&lt;script&gt;alert(1)&lt;/script&gt;&lt;/p&gt;")
+    }
+
     func testDeepNestingNeitherCrashesNorLosesText() {
         let depth = 100_000
         let html = String(repeating: "<div><b>", count: depth) + "deep" + String(repeating: "</b></div>", count: depth)
