@@ -519,7 +519,9 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             link = URL(string: relative, relativeTo: site)?.absoluteString ?? relative
         }
         // No guid and no link: the item is known by everything it says, so an unchanged item keeps its identity.
-        let said = fields.keys.sorted().map { $0 + "=" + fields[$0]! } + itemCategories + itemEnclosures.map(\.url)
+        // Its source feed, read since issue 40, counts only when nothing else does: an item known so before keeps its identity.
+        let ownKeys = fields.keys.filter { !$0.hasPrefix("source") }
+        let said = (ownKeys.isEmpty ? Array(fields.keys) : ownKeys).sorted().map { $0 + "=" + fields[$0]! } + itemCategories + itemEnclosures.map(\.url)
         guard let identity = fields["guid"] ?? link ?? fields["about"] ?? (said.isEmpty ? nil : Self.contentIdentity(said)) else {
             warnings.append(SourceError(file: file, line: itemLine, reason: "an empty item (no guid, link or content of any kind) was skipped"))
             return
