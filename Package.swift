@@ -41,6 +41,12 @@ let package = Package(
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
+        // libxml2's HTML parser (Debian's libxml2-dev), which the sanitizer of feed HTML parses with (decisions.md 40).
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         // Linux system calls Glibc's module leaves out (renameat2's exchange).
         .systemLibrary(name: "CLinux"),
 
@@ -48,7 +54,7 @@ let package = Package(
         .target(name: "SiteStore", dependencies: ["CSQLite"]),
         .target(name: "ResultsController", dependencies: ["SiteStore"]),
         .target(name: "SiteSources", dependencies: ["Yams"]),
-        .target(name: "SiteRender", dependencies: ["CCmarkGFM"]),
+        .target(name: "SiteRender", dependencies: ["CCmarkGFM", "CLibXML2"]),
         // The HTTP(S) fetcher for remote sources: conditional GETs, redirects, caps, a limit per host.
         .target(name: "SiteFetch", dependencies: [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -88,8 +94,8 @@ let package = Package(
         .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM", "CLinux"], path: "Benchmarks/FloorBenchmark",
                           linkerSettings: mimalloc),
 
-        // The source readers under libFuzzer (scripts/fuzz); a replay tool in a normal build.
-        .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources"], path: "Fuzz/SourcesFuzzer"),
+        // The source readers and the HTML sanitizer under libFuzzer (scripts/fuzz); a replay tool in a normal build.
+        .executableTarget(name: "SourcesFuzzer", dependencies: ["SiteSources", "SiteRender"], path: "Fuzz/SourcesFuzzer"),
 
         // Helpers the test targets share (a seeded random generator; an HTTP server on 127.0.0.1 for remote
         // sources, FeedTestServer, on SwiftNIO).
@@ -104,8 +110,8 @@ let package = Package(
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
         // swift-mustache stays as the reference the template engine's differential test renders against.
         .testTarget(name: "SiteRenderTests", dependencies: [
-            "SiteRender", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
-        ]),
+            "SiteRender", "SiteSources", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "SiteBuildTests", dependencies: ["SiteBuild", "SiteStore", "SiteSources", "SiteRender", "SiteFetch", "TestSupport"]),
         .testTarget(name: "SiteWatchTests", dependencies: ["SiteWatch", "SiteServe", "SiteBuild", "SiteStore", "TestSupport"]),
     ]

@@ -1,14 +1,21 @@
 // Fuzzing the source readers: `scripts/fuzz` builds this with -sanitize=fuzzer,address and -D SITEGEN_FUZZ,
-// choosing the reader with SITEGEN_FUZZ_TARGET (feed, csv, frontmatter, json). A normal build is a replay
+// choosing the reader with SITEGEN_FUZZ_TARGET (feed, csv, frontmatter, json, html). A normal build is a replay
 // tool instead: `swift run SourcesFuzzer feed FILE...` runs inputs (crashes found before) through a reader.
 import Foundation
+import SiteRender
 import SiteSources
 
 /// Feeds one input to one reader; every outcome but a crash is fine.
 func exercise(_ target: String, _ data: Data) {
     switch target {
     case "feed":
-        _ = try? FeedParser(file: "fuzz").parse(data)
+        // Each item's HTML goes on to the sanitizer, as a build publishes it.
+        for item in (try? FeedParser(file: "fuzz").parse(data))?.items ?? [] {
+            _ = item.content.map(HTMLSanitizer.sanitize)
+            _ = item.summary.map(HTMLSanitizer.sanitize)
+        }
+    case "html":
+        _ = HTMLSanitizer.sanitize(String(decoding: data, as: UTF8.self))
     case "csv":
         _ = try? CSVReader(file: "fuzz").read(String(decoding: data, as: UTF8.self))
         _ = try? CSVSource(url: URL(fileURLWithPath: "/dev/null"), displayName: "fuzz", key: "id",
@@ -24,7 +31,7 @@ func exercise(_ target: String, _ data: Data) {
         _ = try? JSONRecordSource(url: url, displayName: "fuzz", layout: .array, key: "id", fields: fields).read(data)
         _ = try? JSONRecordSource(url: url, displayName: "fuzz", layout: .lines, key: "id", fields: fields).read(data)
     default:
-        fatalError("unknown fuzz target '\(target)'; expected feed, csv, frontmatter or json")
+        fatalError("unknown fuzz target '\(target)'; expected feed, csv, frontmatter, json or html")
     }
 }
 
@@ -56,7 +63,7 @@ struct Replay {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
         guard let target = arguments.first else {
-            print("usage: SourcesFuzzer feed|csv|frontmatter|json FILE...")
+            print("usage: SourcesFuzzer feed|csv|frontmatter|json|html FILE...")
             exit(2)
         }
         for path in arguments.dropFirst() {

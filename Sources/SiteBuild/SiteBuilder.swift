@@ -326,7 +326,7 @@ extension SiteBuilder {
             throw BuildError.newFieldsFailed(collection: failure.collection, problems: failure.problems)
         }
         // A URL source whose body cannot be read keeps its items, as any failing source does; its server's
-        // mistake is no reason to fail the site: a warning (decisions.md 40).
+        // mistake is no reason to fail the site: a warning (decisions.md 40b).
         summary.problems += loaded.problems.filter { !RemoteSource.isURL($0.file) }
         let unreadable = loaded.problems.filter { RemoteSource.isURL($0.file) }
         summary.warnings += unreadable.map {
@@ -336,7 +336,6 @@ extension SiteBuilder {
             of: unreadable.map(\.file), replaced: remote.replaced,
             reasons: Dictionary(unreadable.map { ($0.file, $0.description) }) { first, _ in first })
         summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
-            + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file, allowsRawHTML: config.allowsRawHTML) }
             + untitledFeeds(config) + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged

@@ -80,7 +80,7 @@ public struct TemplateText: CustomStringConvertible, Sendable {
     }
 
     /// sitegen's own helpers, which apply to any value a template prints (`TemplateValue.transformed`).
-    static let helperNames: Set<String> = ["date", "month", "year", "number", "excerpt", "markdown", "absolute", "json", "xml", "slug"]
+    static let helperNames: Set<String> = ["date", "month", "year", "number", "excerpt", "markdown", "sanitized", "absolute", "json", "xml", "slug"]
 
     /// `text` through one of sitegen's own helpers; `nil` for other names. Without a `site`, `absolute`
     /// leaves a path as it is and `markdown` withholds raw HTML.
@@ -90,6 +90,8 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         case "number": return groupedNumber(text)
         case "excerpt": return excerpt(text, limit: 160)
         case "markdown": return MarkdownRenderer(allowsRawHTML: site?.allowsRawHTML ?? false, basePath: site?.basePath ?? "/").html(text)
+        // A feed's HTML anywhere a template prints it (`{{{sanitized(summary)}}}`), as `format: sanitized` makes a body.
+        case "sanitized": return HTMLSanitizer.sanitize(text)
         case "absolute": return site?.absoluteURL(text) ?? text
         case "json": return scriptSafeJSONString(text)
         case "xml": return escapeXML(text)

@@ -43,6 +43,10 @@ public struct FeedItem: Sendable, Hashable {
     public var enclosures: [Enclosure] = []
     /// The 1-based line where the item starts.
     public var line: Int
+    /// The title of the feed the entry first appeared in (Atom's `<source>`, RSS's `<source>`): a planet's entries name their blogs.
+    public var sourceTitle: String? = nil
+    /// That feed's site (Atom's alternate link of the `<source>`; RSS's `<source url>`, the feed itself).
+    public var sourceLink: String? = nil
 }
 
 /// A file attached to a feed item (a podcast episode, a PDF).

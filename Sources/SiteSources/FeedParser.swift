@@ -209,6 +209,8 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
     private var itemCategories: [String] = []
     private var itemEnclosures: [Enclosure] = []
     private var itemLine = 0
+    /// The depth of the open item's element in `stack`: its own fields are the elements one deeper.
+    private var itemDepth = 0
     private var isAtom: Bool { kind == .atom10 || kind == .atom03 }
 
     init(file: String, parser: XMLParser) {
@@ -242,7 +244,10 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         }
         stack.append((name, namespace))
         let parentBase = bases.last ?? nil
-        bases.append(attributes["xml:base"].flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL } ?? parentBase)
+        // A base with another scheme (`javascript:`, `data:`) is ignored: relative links resolved against it
+        // would take its scheme.
+        let declaredBase = attributes["xml:base"].flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL }
+        bases.append(declaredBase.flatMap { Self.isWebBase($0) ? $0 : nil } ?? parentBase)
         text = ""
         if item != nil || stack.count <= 3, Self.textConstructs.contains(name) {
             markupDepth = stack.count
@@ -260,11 +265,18 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         if name == "item" || (isAtom && name == "entry") {
             // RSS 1.0 names each item with rdf:about; it is the item's identity when it has no guid.
             item = attributes["rdf:about"].map { ["about": $0] } ?? [:]
+            itemDepth = stack.count
             itemBases = [:]
             itemCategories = []
             itemEnclosures = []
             itemLine = parser.lineNumber
-        } else if item != nil {
+        } else if item != nil, stack.count == itemDepth + 2, isAtom, name == "link", stack[itemDepth].name == "source" {
+            // The entry's source feed (Atom's <source>, a planet's): its alternate link, never the entry's own.
+            if (attributes["rel"] ?? "alternate") == "alternate", item?["sourceLink"] == nil { item?["sourceLink"] = attributes["href"].map(resolved) }
+        } else if item != nil, stack.count == itemDepth + 1 {
+            // Only the item's own children: the same names inside its <source>, an <image> or a <category>
+            // are theirs.
+            if !isAtom, name == "source", let url = attributes["url"] { item?["sourceLink"] = resolved(url) }
             if name == "enclosure", let url = attributes["url"] {
                 itemEnclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int64($0) }))
             } else if isAtom && name == "link" {
@@ -379,6 +391,20 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             if name == "link", parent == "channel", feedLink == nil, !value.isEmpty { feedLink = resolved(value) }
             return
         }
+        // An element is read by where it is: a child of the item, an author's name, or a field of the entry's
+        // source feed; an <id> or <title> anywhere else (a <source>, an <image> in a <category>) is not the item's.
+        let depth = stack.count - itemDepth, parent = stack[stack.count - 2].name
+        if depth == 2, isAtom, parent == "source" {
+            if name == "title", !value.isEmpty, item?["sourceTitle"] == nil {
+                item?["sourceTitle"] = isPlainText ? value : Self.plainText(ofHTML: value)
+            }
+            return
+        }
+        if depth == 1, !isAtom, name == "source", Self.coreNamespaces.contains(namespace) {
+            if !value.isEmpty { item?["sourceTitle"] = value }
+            return
+        }
+        guard depth == 1 || (depth == 2 && isAtom && name == "name" && parent == "author") else { return }
         // RSS's own elements have no namespace (or an RSS one); a same-named element of an extension is not them.
         let isCore = Self.coreNamespaces.contains(namespace)
         let key: String?
@@ -455,6 +481,18 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         return code.flatMap(Unicode.Scalar.init)
     }
 
+    /// Whether `url` may be a base for relative links: an http(s) address, or a relative one (which resolves
+    /// to one in the end).
+    private static func isWebBase(_ url: URL) -> Bool {
+        url.scheme.map { ["http", "https"].contains($0.lowercased()) } ?? true
+    }
+
+    /// `text` as an absolute http(s) URL, else nil.
+    private static func webURL(_ text: String?) -> URL? {
+        guard let url = text.flatMap({ URL(string: $0) }), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else { return nil }
+        return url
+    }
+
     /// `reference` resolved against the base in force (the innermost `xml:base`); unchanged without one.
     private func resolved(_ reference: String) -> String {
         guard let base = bases.last ?? nil, let url = URL(string: reference, relativeTo: base) else { return reference }
@@ -477,11 +515,13 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         }
         var link = fields["link"] ?? guidLink
         // A relative link with no xml:base to resolve it is relative to the feed's own site.
-        if let relative = link, URL(string: relative)?.scheme == nil, let site = feedLink.flatMap({ URL(string: $0) }), site.scheme != nil {
+        if let relative = link, URL(string: relative)?.scheme == nil, let site = Self.webURL(feedLink) {
             link = URL(string: relative, relativeTo: site)?.absoluteString ?? relative
         }
         // No guid and no link: the item is known by everything it says, so an unchanged item keeps its identity.
-        let said = fields.keys.sorted().map { $0 + "=" + fields[$0]! } + itemCategories + itemEnclosures.map(\.url)
+        // Its source feed, read since issue 40, counts only when nothing else does: an item known so before keeps its identity.
+        let ownKeys = fields.keys.filter { !$0.hasPrefix("source") }
+        let said = (ownKeys.isEmpty ? Array(fields.keys) : ownKeys).sorted().map { $0 + "=" + fields[$0]! } + itemCategories + itemEnclosures.map(\.url)
         guard let identity = fields["guid"] ?? link ?? fields["about"] ?? (said.isEmpty ? nil : Self.contentIdentity(said)) else {
             warnings.append(SourceError(file: file, line: itemLine, reason: "an empty item (no guid, link or content of any kind) was skipped"))
             return
@@ -489,8 +529,9 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
         // Relative links in the HTML lead where they led on the item's page: against the XML base, else the item's link.
         func html(_ key: String) -> String? {
             guard let text = fields[key] else { return nil }
-            guard let base = itemBases[key] ?? link.flatMap({ URL(string: $0) }).flatMap({ $0.scheme == nil ? nil : $0 })
-                ?? feedLink.flatMap({ URL(string: $0) }) else { return text }
+            // Only a web address is a base: a `javascript:` link (which the load drops) would otherwise
+            // make `more.html` into `javascript:…/more.html`.
+            guard let base = itemBases[key] ?? Self.webURL(link) ?? Self.webURL(feedLink) else { return text }
             return HTMLLinks.resolving(text, against: base)
         }
         let updated = date("updated")
@@ -498,7 +539,8 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             // An entry that gives only its update date (Atom requires that one) is dated by it.
             id: identity, title: fields["title"], link: link, published: date("published") ?? updated, updated: updated,
             author: fields["author"], summary: html("summary"), content: html("content"),
-            categories: itemCategories, enclosures: itemEnclosures, line: itemLine)
+            categories: itemCategories, enclosures: itemEnclosures, line: itemLine,
+            sourceTitle: fields["sourceTitle"], sourceLink: fields["sourceLink"])
         if let onItem { onItem(item) } else { items.append(item) }
     }
 

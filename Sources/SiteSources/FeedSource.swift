@@ -66,6 +66,11 @@ public struct FeedSource: Source {
                                             reason: "item link '\(link.prefix(80))' is not a web address; the item is kept without it"))
                 item.link = nil
             }
+            if let link = item.sourceLink, !FeedSource.isWebAddress(link) {
+                warnings.append(SourceError(file: file, line: item.line,
+                                            reason: "the source link '\(link.prefix(80))' of item '\(item.id)' is not a web address; the item is kept without it"))
+                item.sourceLink = nil
+            }
             return item
         }
     }
@@ -82,6 +87,8 @@ public struct FeedSource: Source {
             "content": text(item.content),
             "categories": .list(item.categories),
             "slug": .text(slugSource(item)),
+            "source_title": text(item.sourceTitle),
+            "source_link": text(item.sourceLink),
         ])
     }
 

@@ -551,25 +551,6 @@ final class LoadingTests: XCTestCase {
         ])
     }
 
-    /// A feed's HTML body with no format was rendered as Markdown, and every paragraph in tags became
-    /// `<!-- raw HTML omitted -->` with no word of it.
-    func testAFeedsHTMLBodyRenderedAsMarkdownWithoutSayingSoIsAWarningAtItsLine() throws {
-        var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
-        config = config.replacingOccurrences(of: "    sources: data/*.xml\n", with: "    sources: data/*.xml\n    detail: {path: \"/news/{slug}/\", body: content}\n")
-        try write("sitegen.yml", config)
-        try "{{{body}}}".write(to: site.appendingPathComponent("Templates/detail.mustache"), atomically: true, encoding: .utf8)
-        let summary = try build()
-        XCTAssertEqual(summary.warnings.map(\.description).filter { $0.contains("feed's HTML") }, [
-            "sitegen.yml:16:43: collection 'news': its body 'content' is the feed's HTML, rendered as Markdown, which leaves its HTML out "
-                + "(a paragraph in tags becomes <!-- raw HTML omitted -->); write format: html (with unsafe: true, for feeds you trust) "
-                + "to publish it as written, or format: markdown to keep this",
-        ])
-        try write("sitegen.yml", config.replacingOccurrences(of: "body: content}", with: "body: content, format: markdown}"))
-        XCTAssertFalse(try build().warnings.contains { $0.description.contains("feed's HTML") }, "said so, it is meant")
-        try write("sitegen.yml", config.replacingOccurrences(of: "title: Test\n", with: "title: Test\nunsafe: true\n"))
-        XCTAssertFalse(try build().warnings.contains { $0.description.contains("feed's HTML") }, "with unsafe, Markdown keeps the HTML")
-    }
-
     func testSectionsOfABoolFieldAreNamedTrueAndFalse() throws {
         var config = try String(contentsOf: site.appendingPathComponent("sitegen.yml"), encoding: .utf8)
         config = config.replacingOccurrences(of: "fields: {cert: integer, name: text, closed: date}", with: "fields: {cert: integer, name: text, closed: date, open: bool}")

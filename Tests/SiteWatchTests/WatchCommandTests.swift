@@ -182,7 +182,7 @@ final class WatchCommandTests: XCTestCase {
         let config = site.appendingPathComponent("sitegen.yml")
 
         try config.replace("kind: csv", with: "kind: spreadsheet")
-        XCTAssertTrue(watch.waitFor("error: sitegen.yml:9:11: unknown kind 'spreadsheet'", inStandardError: true, timeout: 10), watch.stderr)
+        XCTAssertTrue(watch.waitFor("error: sitegen.yml:7:11: unknown kind 'spreadsheet'", inStandardError: true, timeout: 10), watch.stderr)
         XCTAssertTrue(watch.waitFor("sitegen.yml changed: build failed in"), watch.stdout)
 
         // Fixed the way many editors save: a new file renamed over the old one.

@@ -83,7 +83,7 @@ public struct SiteConfig: Sendable {
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
     /// changed): the first build of a new version renders every page again, as a clean build would write it.
-    static let outputVersion = 11
+    static let outputVersion = 12
 
     /// The collection named `name`.
     public func collection(named name: String) -> CollectionConfig? {
@@ -321,6 +321,8 @@ public struct CollectionConfig: Sendable {
     static let feedFields: [(String, FieldType)] = [
         ("title", .text), ("link", .text), ("published", .datetime), ("updated", .datetime), ("author", .text),
         ("summary", .text), ("content", .text), ("categories", .list), ("slug", .text),
+        // The feed an entry came from (a planet's), which templates read as `source.title` and `source.link`.
+        ("source_title", .text), ("source_link", .text),
     ]
 
     /// The fields every feed of a subscription list has (its key is `feedURL`).
@@ -353,18 +355,6 @@ public struct CollectionConfig: Sendable {
                         reason: "collection '\(name)': templates read '\(field)' as \(what), not as this field; "
                             + "its values are stored but no page shows them (rename the field in the data to show it)")
         }
-    }
-
-    /// A feed's HTML (`content`, `summary`) as a detail body with no `format`: rendered as Markdown
-    /// without `unsafe`, its HTML blocks (a feed's paragraphs) become `<!-- raw HTML omitted -->`.
-    func htmlBodyAsMarkdown(file: String, allowsRawHTML: Bool) -> SourceError? {
-        // With `unsafe: true`, Markdown keeps the HTML.
-        guard !allowsRawHTML, kind == .feed, let detail, let body = detail.bodyField, ["content", "summary"].contains(body),
-              detail.bodyFormat == .markdown, detail.marks["format"] == nil else { return nil }
-        let mark = detail.marks["body"]
-        return SourceError(file: file, line: mark?.line, column: mark?.column, reason: "collection '\(name)': its body '\(body)' is the "
-            + "feed's HTML, rendered as Markdown, which leaves its HTML out (a paragraph in tags becomes <!-- raw HTML omitted -->); "
-            + "write format: html (with unsafe: true, for feeds you trust) to publish it as written, or format: markdown to keep this")
     }
 
     init(name: String, nameNode: Node, node: Node, reader: YAMLConfigReader) throws(ConfigError) {
@@ -442,7 +432,9 @@ public struct CollectionConfig: Sendable {
         self.key = key
         self.fields = fields
         if let detailNode {
-            detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0))
+            // A feed's HTML is untrusted: published sanitized unless the site says otherwise.
+            detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0),
+                                      defaultFormat: kind == .feed ? .sanitized : .markdown)
             // A Markdown file's page shows the file's text unless told otherwise, as Hugo's and Jekyll's do.
             if kind == .markdown, detail?.bodyField == nil { detail?.bodyField = "body" }
         }
@@ -492,7 +484,8 @@ public struct CollectionConfig: Sendable {
 public struct DetailConfig: Sendable {
     /// How the body field is published.
     public enum BodyFormat: String, Sendable {
-        case markdown, html, text
+        /// `sanitized` is HTML that `HTMLSanitizer` cleans first: a feed's, which is untrusted (the default for feeds).
+        case markdown, html, text, sanitized
     }
 
     /// The page path, with `{field}` placeholders (and `{key}`), e.g. `/banks/{key}/`.
@@ -508,8 +501,8 @@ public struct DetailConfig: Sendable {
     /// Where each key's value was written, and (under "") the `detail` key itself.
     public var marks: [String: ConfigMark] = [:]
 
-    init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String]) throws(ConfigError) {
-        var path: String?, template = "detail", titleField: String?, bodyField: String?, bodyFormat = BodyFormat.markdown
+    init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String], defaultFormat: BodyFormat) throws(ConfigError) {
+        var path: String?, template = "detail", titleField: String?, bodyField: String?, bodyFormat = defaultFormat
         marks[""] = reader.mark(node)
         for (key, _, value) in try reader.mapping(node, "detail of '\(collection)'", allowed: ["path", "template", "title", "body", "format"]) {
             marks[key] = reader.mark(value)
@@ -525,7 +518,7 @@ public struct DetailConfig: Sendable {
             default:
                 let text = try reader.string(value, "format")
                 guard let format = BodyFormat(rawValue: text) else {
-                    throw reader.error(value, "unknown body format '\(text)'; expected markdown, html or text")
+                    throw reader.error(value, "unknown body format '\(text)'; expected markdown, html, sanitized or text")
                 }
                 bodyFormat = format
             }

@@ -839,8 +839,9 @@ struct CollectionLoader {
         // A datetime written without an offset is read in the site's zone: another zone, other values.
         let zone = collection.kind != .feed && collection.fields.contains { $0.type == .datetime } ? timeZone.map { " zone=\($0.identifier)" } ?? "" : ""
         // A feed's HTML is stored with its links made absolute: "srcset" says each candidate of a `srcset` is,
-        // so that a store of an earlier build, which left them relative, reads its feeds again once.
-        let links = collection.kind == .feed ? " links=srcset" : ""
+        // "web bases" that only an http(s) address is a base (issue 40), so that a store of an earlier build
+        // reads its feeds again once.
+        let links = collection.kind == .feed ? " links=srcset,web-bases" : ""
         return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed,
                                 origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)\(zone)\(links)")
     }

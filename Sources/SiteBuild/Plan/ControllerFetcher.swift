@@ -158,6 +158,8 @@ struct ControllerFetcher {
         needed.insert(collection.detail?.titleField ?? "title")
         if let path = collection.detail?.path { needed.formUnion(PathPattern(path).placeholders) }
         needed.formUnion(collection.relationships.map(\.field))
+        // A feed item's `source` (`source.title`, `source.link`) is made of two columns.
+        if collection.kind == .feed, needed.contains("source") { needed.formUnion(["source_title", "source_link"]) }
         return collection.fields.map(\.name).filter { !needed.contains($0) }
     }
 

@@ -54,6 +54,8 @@ struct RecordPresenter {
         fileprivate let fields: [(index: Int, slot: Int, isList: Bool, isBool: Bool)]
         fileprivate let keySlot: Int, titleSlot: Int, urlSlot: Int
         fileprivate let toManySlots: [Int], toOneSlots: [Int]
+        /// A feed item's source feed (`source.title`, `source.link`): its slot and the two columns.
+        fileprivate let source: (slot: Int, title: Int?, link: Int?)?
         fileprivate let key: Int?
         fileprivate let title: Int?
         /// The column filling each of the detail path's placeholders, in order.
@@ -75,8 +77,9 @@ struct RecordPresenter {
         }
         let (keySlot, titleSlot, urlSlot) = (slot("key"), slot("title"), slot("url"))
         let toManySlots = toMany.map { slot($0.field) }, toOneSlots = toOne.map { slot($0.field) }
+        let source = collection.kind == .feed ? (slot("source"), columns.firstIndex(of: "source_title"), columns.firstIndex(of: "source_link")) : nil
         return Layout(columns: columns, names: names, fields: fields, keySlot: keySlot, titleSlot: titleSlot, urlSlot: urlSlot,
-                      toManySlots: toManySlots, toOneSlots: toOneSlots,
+                      toManySlots: toManySlots, toOneSlots: toOneSlots, source: source,
                       key: columns.firstIndex(of: "_key"), title: columns.firstIndex(of: titleField),
                       placeholders: placeholderColumns.map { columns.firstIndex(of: $0) })
     }
@@ -141,6 +144,13 @@ struct RecordPresenter {
         values[layout.keySlot] = TemplateText(layout.key.flatMap { row.values[$0].stringValue } ?? "", site: site)
         values[layout.titleSlot] = TemplateText(title(row, layout: layout), site: site)
         if let path = detailPath(row, layout: layout) { values[layout.urlSlot] = TemplateText(url(path), site: site) }
+        if let source = layout.source {
+            // The feed a planet's entry came from, shown as `{{#source}}<a href="{{link}}">{{title}}</a>{{/source}}`.
+            let title = source.title.flatMap { row.values[$0].stringValue }, link = source.link.flatMap { row.values[$0].stringValue }
+            if title != nil || link != nil {
+                values[source.slot] = TemplateRecord(names: ["title", "link"], values: [title.map { TemplateText($0, site: site) }, link.map { TemplateText($0, site: site) }])
+            }
+        }
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
         for ((field, target), slot) in zip(toMany, layout.toManySlots) {
             let presenter = RecordPresenter(collection: target, config: config, basePath: basePath)
@@ -182,6 +192,7 @@ struct BodyFormatter {
         switch format {
         case .markdown: return markdown.html(text)
         case .html: return text
+        case .sanitized: return HTMLSanitizer.sanitize(text)
         case .text:
             return text.components(separatedBy: "\n\n")
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
