@@ -326,7 +326,7 @@ extension SiteBuilder {
             throw BuildError.newFieldsFailed(collection: failure.collection, problems: failure.problems)
         }
         // A URL source whose body cannot be read keeps its items, as any failing source does; its server's
-        // mistake is no reason to fail the site: a warning (decisions.md 40b).
+        // mistake is no reason to fail the site: a warning (decisions.md 40a).
         summary.problems += loaded.problems.filter { !RemoteSource.isURL($0.file) }
         let unreadable = loaded.problems.filter { RemoteSource.isURL($0.file) }
         summary.warnings += unreadable.map {
