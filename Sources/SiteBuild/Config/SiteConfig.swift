@@ -101,7 +101,7 @@ public struct SiteConfig: Sendable {
             let openError = descriptor < 0 ? String(cString: strerror(errno)) : nil
             if descriptor >= 0 { close(descriptor) }
             throw ConfigError(file: displayName, reason: missing
-                ? "not found; a site needs a sitegen.yml at its root (`sitegen new <folder>` makes a new site; README.md describes the file)"
+                ? "not found; a site needs a sitegen.yml at its root (`sitegen new <folder>` makes a new site; docs/reference/configuration.md describes the file)"
                 : openError.map { "cannot be read: \($0)" } ?? "cannot be read as UTF-8 text")
         }
         try self.init(yaml: text, file: displayName)

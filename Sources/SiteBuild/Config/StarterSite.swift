@@ -30,7 +30,7 @@ public enum StarterSite {
     public static let files: [StarterFile] = [
         StarterFile(path: "sitegen.yml", text: #"""
 # A site made by `sitegen new`: posts in content/posts/, pages in content/pages/, the theme in Templates/.
-# sitegen's README.md describes every setting.
+# sitegen's manual, docs/reference/configuration.md, describes every setting.
 title: My Site
 # Where the site will be published: feeds, the sitemap and canonical links start with it.
 baseURL: https://example.org/
