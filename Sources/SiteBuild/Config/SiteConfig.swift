@@ -78,7 +78,9 @@ public struct SiteConfig: Sendable {
 
     /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
     public var settingsFingerprint: Int64 {
-        Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)", timeZone?.identifier ?? ""])
+        // Every page may link a record's list items to their taxonomy pages (`fields`): a taxonomy's path is a setting.
+        Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)", timeZone?.identifier ?? ""]
+            + listings.compactMap { listing in listing.taxonomy.map { "taxonomy \(listing.from).\($0) \(listing.path)" } })
     }
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
@@ -517,6 +519,8 @@ public struct ListingConfig: Sendable {
     public var showsEmptySections = false
     /// The template of the section index page.
     public var indexTemplate = "sections"
+    /// Whether the menu (`nav`) links the listing; `nav: false` leaves it out.
+    public var inNavigation = true
     /// Whether each listing page is also written as GitHub-flavoured Markdown (`index.md` beside `index.html`).
     public var writesMarkdown = false
     /// How pages are numbered: newest first (page 1 the newest), or as a stable archive (RFC 5005).
@@ -545,7 +549,7 @@ public struct ListingConfig: Sendable {
         var template = "list", title: String?
         var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?
         let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate",
-                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering", "formats"]
+                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering", "formats", "nav"]
         marks[""] = reader.mark(nameNode)
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
             marks[key] = reader.mark(value)
@@ -622,6 +626,7 @@ public struct ListingConfig: Sendable {
             case "sections": sectionsNode = value
             case "showEmpty": showsEmptySections = try reader.bool(value, "showEmpty")
             case "indexTemplate": indexTemplate = try reader.string(value, "indexTemplate")
+            case "nav": inNavigation = try reader.bool(value, "nav")
             default: title = try reader.string(value, "title")
             }
         }
@@ -778,6 +783,7 @@ extension SiteConfig {
         "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
         "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
         "groups", "sectionCount", "chart", "record", "body", "key",
+        "fields", "label", "value", "linked", "isDate", "isNumber", "isText", "isLink", "isList", "isBool",
     ]
 
     /// Every name a template may use that a page can lack: the values pages have, and every field and

@@ -21,6 +21,9 @@ struct RecordPresenter {
     private let titleField: String
     private let toMany: [(field: String, target: CollectionConfig)]
     private let toOne: [(field: String, target: CollectionConfig)]
+    /// Set when a template shows `fields` (the record's declared fields, labelled and typed): only then is
+    /// the list made for every row.
+    var fieldDisplay: FieldDisplay?
 
     init(collection: CollectionConfig, config: SiteConfig, basePath: String? = nil) {
         self.collection = collection
@@ -53,6 +56,7 @@ struct RecordPresenter {
         /// related record's field (`field.column`), and whether it holds a stored list.
         fileprivate let fields: [(index: Int, slot: Int, isList: Bool, isBool: Bool)]
         fileprivate let keySlot: Int, titleSlot: Int, urlSlot: Int
+        fileprivate let fieldsSlot: Int?
         fileprivate let toManySlots: [Int], toOneSlots: [Int]
         fileprivate let key: Int?
         fileprivate let title: Int?
@@ -74,8 +78,9 @@ struct RecordPresenter {
             fields.append((index, slot(column), listFields.contains(column), boolFields.contains(column)))
         }
         let (keySlot, titleSlot, urlSlot) = (slot("key"), slot("title"), slot("url"))
+        let fieldsSlot = fieldDisplay.map { _ in slot("fields") }
         let toManySlots = toMany.map { slot($0.field) }, toOneSlots = toOne.map { slot($0.field) }
-        return Layout(columns: columns, names: names, fields: fields, keySlot: keySlot, titleSlot: titleSlot, urlSlot: urlSlot,
+        return Layout(columns: columns, names: names, fields: fields, keySlot: keySlot, titleSlot: titleSlot, urlSlot: urlSlot, fieldsSlot: fieldsSlot,
                       toManySlots: toManySlots, toOneSlots: toOneSlots,
                       key: columns.firstIndex(of: "_key"), title: columns.firstIndex(of: titleField),
                       placeholders: placeholderColumns.map { columns.firstIndex(of: $0) })
@@ -141,6 +146,10 @@ struct RecordPresenter {
         values[layout.keySlot] = TemplateText(layout.key.flatMap { row.values[$0].stringValue } ?? "", site: site)
         values[layout.titleSlot] = TemplateText(title(row, layout: layout), site: site)
         if let path = detailPath(row, layout: layout) { values[layout.urlSlot] = TemplateText(url(path), site: site) }
+        if let fieldDisplay, let slot = layout.fieldsSlot {
+            let entries = fieldDisplay.entries { name in layout.names.firstIndex(of: name).flatMap { values[$0] } }
+            values[slot] = entries.isEmpty ? nil : entries
+        }
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
         for ((field, target), slot) in zip(toMany, layout.toManySlots) {
             let presenter = RecordPresenter(collection: target, config: config, basePath: basePath)
