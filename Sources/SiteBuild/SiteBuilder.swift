@@ -319,7 +319,7 @@ extension SiteBuilder {
         summary.problems += loaded.problems
         summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
             + config.collections.compactMap { $0.htmlBodyAsMarkdown(file: config.file, allowsRawHTML: config.allowsRawHTML) }
-            + untitledFeeds(config) + listingsWithoutPages(config) + loaded.warnings
+            + untitledFeeds(config) + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
         summary.sourcesSameBytes = loaded.sourcesSameBytes
@@ -335,18 +335,6 @@ extension SiteBuilder {
 
     /// Warns about listings whose feeds would title every entry by its record's key: the collection has
     /// no `title` field and no detail page naming one.
-    /// A listing of a collection without detail pages: its items have no `url`, so a theme links them
-    /// nowhere (the starter theme shows their titles unlinked). Said once a build, at the listing's `from`.
-    private func listingsWithoutPages(_ config: SiteConfig) -> [SourceError] {
-        config.listings.compactMap { listing in
-            guard let collection = config.collection(named: listing.from), collection.detail == nil else { return nil }
-            let mark = listing.marks["from"] ?? listing.marks[""]
-            return SourceError(file: config.file, line: mark?.line, column: mark?.column, reason:
-                "listing '\(listing.name)': collection '\(collection.name)' has no detail pages, so its items link nowhere "
-                    + "(their url is empty); give '\(collection.name)' a detail: with a path, such as /\(collection.name)/{key}/, for a page per record")
-        }
-    }
-
     private func untitledFeeds(_ config: SiteConfig) -> [SourceError] {
         config.listings.compactMap { listing in
             guard !listing.feeds.isEmpty, let collection = config.collection(named: listing.from), !collection.hasTitles else { return nil }

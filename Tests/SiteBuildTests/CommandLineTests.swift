@@ -627,7 +627,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(made.stdout.hasPrefix("Made a new site in blog: sitegen.yml, .gitignore, content/posts/welcome.md"), made.stdout)
         let built = try run(["build", "--site", "blog"], in: folder)
         XCTAssertEqual(built.status, 0, built.stderr)
-        XCTAssertTrue(built.stdout.hasPrefix("pages: 10 rendered"), built.stdout)
+        XCTAssertTrue(built.stdout.hasPrefix("pages: 11 rendered"), built.stdout)   // ten pages and static/favicon.svg
         let config = try Data(contentsOf: folder.appendingPathComponent("blog/sitegen.yml"))
         let again = try run(["new", "blog"], in: folder)
         XCTAssertEqual(again.status, 1)

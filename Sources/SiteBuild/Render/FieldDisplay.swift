@@ -82,4 +82,14 @@ extension PageRenderer {
         }
         return presenter
     }
+
+    /// A listing of a collection without detail pages, whose template names `url`: its items have none, so
+    /// the theme links them nowhere (the starter theme shows their titles unlinked). Said once a build, at `from`.
+    func linksWithoutPages(_ listing: ListingConfig, collection: CollectionConfig) -> SourceError? {
+        guard collection.detail == nil, templates.tagNames(usedBy: listing.template).contains("url") else { return nil }
+        let mark = listing.marks["from"] ?? listing.marks[""]
+        return SourceError(file: config.file, line: mark?.line, column: mark?.column, reason:
+            "listing '\(listing.name)': collection '\(collection.name)' has no detail pages, so its items link nowhere "
+                + "(their url is empty); give '\(collection.name)' a detail: with a path, such as /\(collection.name)/{key}/, for a page per record")
+    }
 }

@@ -11,6 +11,7 @@ extension PageRenderer {
         let navigation = Self.marking(navigation, current: navigationURL(of: listing))
         let collection = config.collection(named: listing.from)!
         let presenter = self.presenter(of: collection, template: listing.template)
+        if let warning = linksWithoutPages(listing, collection: collection) { warnings.append(warning) }
         let (fetch, recordRow) = controllers.listingFetch(listing)
         let (controller, delta) = try controllers.controller(for: fetch)
         var dirty = relatedChanges[collection.name] ?? []
