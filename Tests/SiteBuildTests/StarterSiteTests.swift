@@ -150,6 +150,29 @@ final class StarterSiteTests: XCTestCase {
         XCTAssertTrue(try text("about/index.html", in: output).contains(#"<nav aria-label="Site"><a href="/parks/">Parks</a><a href="/releases/">Releases</a>"#))
     }
 
+    func testDatePartsInAPathPatternPutPostsUnderTheirYearAndMonth() throws {
+        let site = try temporaryFolder().appendingPathComponent("site")
+        try StarterSite.write(into: site)
+        let config = site.appendingPathComponent("sitegen.yml")
+        let yaml = try String(contentsOf: config, encoding: .utf8)
+        try yaml.replacingOccurrences(of: "path: /posts/{key}/", with: "path: /{date:yyyy}/{date:MM}/{key}/")
+            .write(to: config, atomically: true, encoding: .utf8)
+        let summary = try SiteBuilder(root: site).build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems) \(summary.stoppedBy ?? "")")
+        let output = site.appendingPathComponent("output")
+        XCTAssertTrue(try text("index.html", in: output).contains(#"<a href="/2026/01/welcome/">Welcome</a>"#))
+        XCTAssertTrue(try text("2026/01/tables-and-code/index.html", in: output).contains("<h1>Tables, code and footnotes</h1>"))
+        XCTAssertEqual(try LinkChecker(output: output).brokenLinks().broken.map(\.description), [])
+        // A part no date has, or a part of a field that is no date, is an error at the detail's line.
+        for (path, message) in [("/{date:yy}/{key}/", "uses {date:yy}, which is not a field of 'posts'; a date part is yyyy, MM or dd, as in {date:yyyy}"),
+                                ("/{description:yyyy}/{key}/", "takes a date part of 'description', which is not a date or datetime field of 'posts'")] {
+            try yaml.replacingOccurrences(of: "path: /posts/{key}/", with: "path: \(path)").write(to: config, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try SiteBuilder(root: site).build()) { error in
+                XCTAssertTrue("\(error)".hasPrefix("sitegen.yml:16:7: the path '\(path)' ") && "\(error)".hasSuffix(message), "\(error)")
+            }
+        }
+    }
+
     func testAFolderWithASitesFilesIsLeftAsItIs() throws {
         let site = try temporaryFolder()
         try "title: Mine\n".write(to: site.appendingPathComponent("sitegen.yml"), atomically: true, encoding: .utf8)

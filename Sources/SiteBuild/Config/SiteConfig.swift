@@ -395,7 +395,8 @@ public struct CollectionConfig: Sendable {
         self.key = key
         self.fields = fields
         if let detailNode {
-            detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0))
+            detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0),
+                                      dateFields: Set(fields.filter { [.date, .datetime].contains($0.1) }.map(\.0)))
             // A Markdown file's page shows the file's text unless told otherwise, as Hugo's and Jekyll's do.
             if kind == .markdown, detail?.bodyField == nil { detail?.bodyField = "body" }
         }
@@ -449,7 +450,7 @@ public struct DetailConfig: Sendable {
     /// Where each key's value was written, and (under "") the `detail` key itself.
     public var marks: [String: ConfigMark] = [:]
 
-    init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String]) throws(ConfigError) {
+    init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String], dateFields: Set<String> = []) throws(ConfigError) {
         var path: String?, template = "detail", titleField: String?, bodyField: String?, bodyFormat = BodyFormat.markdown
         marks[""] = reader.mark(node)
         for (key, _, value) in try reader.mapping(node, "detail of '\(collection)'", allowed: ["path", "template", "title", "body", "format"]) {
@@ -475,7 +476,11 @@ public struct DetailConfig: Sendable {
             throw reader.error(node, "detail of '\(collection)' needs a 'path' that starts and ends with '/', e.g. /\(collection)/{key}/")
         }
         for placeholder in PathPattern(path).placeholders where placeholder != "key" && !fields.contains(placeholder) {
-            throw reader.error(node, "the path '\(path)' uses {\(placeholder)}, which is not a field of '\(collection)'")
+            let part = placeholder.split(separator: ":").count == 2 ? "; a date part is yyyy, MM or dd, as in {date:yyyy}" : ""
+            throw reader.error(node, "the path '\(path)' uses {\(placeholder)}, which is not a field of '\(collection)'" + part)
+        }
+        for placeholder in PathPattern(path).datePlaceholders where !dateFields.contains(placeholder) {
+            throw reader.error(node, "the path '\(path)' takes a date part of '\(placeholder)', which is not a date or datetime field of '\(collection)'")
         }
         guard PathPattern(path).placeholders.count > 0 else {
             throw reader.error(node, "the path '\(path)' must name the record, e.g. with {key}, or every record would share one page")
