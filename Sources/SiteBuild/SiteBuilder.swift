@@ -30,6 +30,11 @@ public struct SiteBuilder {
     public var fetchSettings = FetchSettings()
     /// Told as each URL source's fetch finishes.
     public var onFetchProgress: (@Sendable (FetchProgress) -> Void)?
+    /// Told, about twice a second, how many of a build's files are in their places, when that takes more
+    /// than half a second (the step is the output folder's name, counted in files).
+    public var onPublishProgress: ((RenderProgress) -> Void)?
+    /// Seconds between the load's and the publish's progress reports: tests make it 0 to see every one.
+    var progressInterval = 0.5
     /// Told when another sitegen process is building this site: this build waits for it to finish.
     public var onWaitingForAnotherBuild: (() -> Void)?
     /// What a `watch` or `serve` keeps between its builds (controllers, the manifest's index, the store's
@@ -319,6 +324,7 @@ extension SiteBuilder {
         loader.readsEverySource = readingEverySource
         loader.outputFolder = outputDirectory.standardizedFileURL.path
         loader.progress = onLoadProgress
+        loader.progressInterval = progressInterval
         let loaded: CollectionLoader.Outcome
         do {
             loaded = try loader.load()

@@ -61,6 +61,7 @@ struct ServeCommand: ParsableCommand {
         }
         let first = session.firstBuild(full: full)
         printReport(first)
+        showFailure(of: first, on: server)
         // Ctrl-C during the first build: it was the last, and nothing is served or watched.
         if session.isStopping {
             try waitFor { await server.stop() }
@@ -71,6 +72,8 @@ struct ServeCommand: ParsableCommand {
         printLine("watching \(session.watchedNames) for changes")
         try session.watch { report in
             printReport(report)
+            // Before the reload: a page that reloads asks for the failure again as it reconnects.
+            showFailure(of: report, on: server)
             // Pages link under baseURL's path: the site is served where its links lead.
             if let path = basePath(of: builder), path != server.basePath {
                 server.basePath = path
@@ -85,6 +88,11 @@ struct ServeCommand: ParsableCommand {
         }
         try waitFor { await server.stop() }
     }
+}
+
+/// Shows a failed build's errors over the open pages, or takes them away once a build succeeds.
+private func showFailure(of report: RebuildReport, on server: SiteServer) {
+    if report.errors.isEmpty { server.liveReload.clearFailure() } else { server.liveReload.showFailure(report.errors) }
 }
 
 /// The path of the site's `baseURL` (`/blog/`), when its `sitegen.yml` reads.

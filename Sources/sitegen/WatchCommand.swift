@@ -85,6 +85,7 @@ struct SiteOptions: ParsableArguments {
         let progress = ProgressLine()
         builder.onLoadProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "loading") }
         builder.onRenderProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "rendering") }
+        builder.onPublishProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "publishing") }
         builder.onWaitingForAnotherBuild = { printError("waiting for another sitegen building this site to finish") }
         return builder
     }

@@ -620,6 +620,21 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(said.hasPrefix("waiting for another sitegen building this site to finish\n"), said)
     }
 
+    func testNewPostWritesAPostIntoTheSiteAndSaysWhere() throws {
+        let folder = try temporaryFolder()
+        XCTAssertEqual(try run(["new", "blog"], in: folder).status, 0)
+        let made = try run(["new", "post", "A title", "--site", "blog"], in: folder)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertEqual(made.stdout, "Wrote content/posts/a-title.md\n")
+        let text = try String(contentsOf: folder.appendingPathComponent("blog/content/posts/a-title.md"), encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("---\ntitle: \"A title\"\ndate: 20"), text)
+        let again = try run(["new", "post", "A title", "--site", "blog"], in: folder)
+        XCTAssertEqual(again.status, 1)
+        XCTAssertEqual(again.stderr, "error: content/posts/a-title.md is there already; pick another title, or edit that file\n")
+        XCTAssertEqual(try run(["new", "post", "A title"], in: folder).stderr,
+                       "error: no sitegen.yml in .: run sitegen new post in a site's folder, or pass it with --site\n")
+    }
+
     func testNewMakesASiteThatBuildsAndNeverWritesOverOne() throws {
         let folder = try temporaryFolder()
         let made = try run(["new", "blog"], in: folder)
@@ -627,7 +642,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(made.stdout.hasPrefix("Made a new site in blog: sitegen.yml, .gitignore, content/posts/welcome.md"), made.stdout)
         let built = try run(["build", "--site", "blog"], in: folder)
         XCTAssertEqual(built.status, 0, built.stderr)
-        XCTAssertTrue(built.stdout.hasPrefix("pages: 10 rendered"), built.stdout)
+        XCTAssertTrue(built.stdout.hasPrefix("pages: 11 rendered"), built.stdout)   // ten pages and static/favicon.svg
         let config = try Data(contentsOf: folder.appendingPathComponent("blog/sitegen.yml"))
         let again = try run(["new", "blog"], in: folder)
         XCTAssertEqual(again.status, 1)

@@ -35,6 +35,32 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
     }
 
+    func testAFailedBuildShowsItsErrorOverOpenPagesUntilABuildSucceeds() throws {
+        let site = try ExampleSite.copy(for: self)
+        let serve = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)
+        let port = try servedPort(serve)
+        let page = try RawHTTPConnection(port: port).request("/")
+        XCTAssertTrue(page.text.contains(#"s.addEventListener("failure""#) && page.text.contains(LiveReload.failureID))
+        let events = try RawHTTPConnection(port: port)
+        try events.send(Array("GET \(LiveReload.eventsPath) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n".utf8))
+        XCTAssertTrue(events.read(until: "retry: 1000"), "no event stream")
+
+        // A misspelt name: the open page is told where, with the message.
+        let template = site.appendingPathComponent("Templates/list.mustache")
+        try template.replace("<h1>{{listing.title}}</h1>", with: "<h1>{{listing.titel}}</h1>")
+        XCTAssertTrue(events.read(until: "event: failure\ndata: [\"Templates/list.mustache:5:"), "no failure event: \(serve.stderr)")
+        XCTAssertTrue(events.read(until: "titel"))
+        // A page opened while the build is still failing is told at once.
+        let later = try RawHTTPConnection(port: port)
+        try later.send(Array("GET \(LiveReload.eventsPath) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n".utf8))
+        XCTAssertTrue(later.read(until: "event: failure\ndata: [\"Templates/list.mustache:5:"), "a page opened later is not told")
+
+        // Fixed: the pages are as the last good build left them, so nothing is written; the error goes away.
+        try template.replace("<h1>{{listing.titel}}</h1>", with: "<h1>{{listing.title}}</h1>")
+        XCTAssertTrue(events.read(until: "event: fixed"), "no fixed event: \(serve.stdout)")
+        XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
+    }
+
     /// `sitegen serve` on a site reached through a symbolic link stopped at its watch (`inotify_add_watch:
     /// Not a directory`); it serves and reloads through the link.
     func testServeOnASiteReachedThroughALinkServesAndReloads() throws {

@@ -2,27 +2,56 @@ import Foundation
 import SiteRender
 import SiteStore
 
-/// A page path with `{name}` placeholders, filled from a record's fields.
+/// A page path with `{name}` placeholders, filled from a record's fields; `{date:yyyy}`, `{date:MM}` and
+/// `{date:dd}` take the year, month or day of a date field (`/{date:yyyy}/{date:MM}/{slug}/`).
 struct PathPattern {
     let pattern: String
-    /// The pattern cut at its placeholders: literal text, then a placeholder's name, and so on
-    /// (a page per record fills it: it is parsed once).
-    private let parts: [(literal: String, name: String?)]
+    /// The pattern cut at its placeholders: literal text, then a placeholder's name (and the date part it
+    /// takes, if any), and so on (a page per record fills it: it is parsed once).
+    private let parts: [(literal: String, name: String?, datePart: DatePart?)]
+
+    /// A part of a date (`2024-03-10`, as date and datetime fields hold it): its characters in that text.
+    enum DatePart: String, CaseIterable {
+        case year = "yyyy", month = "MM", day = "dd"
+
+        var range: Range<Int> {
+            switch self {
+            case .year: 0..<4
+            case .month: 5..<7
+            case .day: 8..<10
+            }
+        }
+
+        /// The part of `value`, or nil when the value does not start with a date.
+        func of(_ value: String) -> String? {
+            let characters = Array(value.utf8.prefix(10))
+            let digits = [0, 1, 2, 3, 5, 6, 8, 9]
+            guard characters.count == 10, characters[4] == UInt8(ascii: "-"), characters[7] == UInt8(ascii: "-"),
+                  digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(characters[$0]) }) else { return nil }
+            return String(decoding: characters[range], as: UTF8.self)
+        }
+    }
 
     init(_ pattern: String) {
         self.pattern = pattern
-        var parts: [(literal: String, name: String?)] = []
+        var parts: [(literal: String, name: String?, datePart: DatePart?)] = []
         var rest = pattern[...]
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            parts.append((String(rest[..<open]), String(rest[rest.index(after: open)..<close])))
+            let inside = rest[rest.index(after: open)..<close]
+            let halves = inside.split(separator: ":", maxSplits: 1).map(String.init)
+            let datePart = halves.count == 2 ? DatePart(rawValue: halves[1]) : nil
+            parts.append((String(rest[..<open]), datePart == nil ? String(inside) : halves[0], datePart))
             rest = rest[rest.index(after: close)...]
         }
-        parts.append((String(rest), nil))
+        parts.append((String(rest), nil, nil))
         self.parts = parts
     }
 
-    /// The placeholder names, in order.
+    /// The placeholder names, in order (`date` for `{date:yyyy}`).
     var placeholders: [String] { parts.compactMap(\.name) }
+
+    /// The names of the placeholders that take a date part.
+    var datePlaceholders: [String] { parts.filter { $0.datePart != nil }.compactMap(\.name) }
 
     /// The path with each placeholder replaced by the slug of `value(n)`, for the n-th placeholder
     /// (`placeholders[n]` names it).
@@ -32,7 +61,8 @@ struct PathPattern {
         for part in parts {
             path += part.literal
             if part.name != nil {
-                path += slugify(value(placeholder) ?? "")
+                let text = value(placeholder) ?? ""
+                path += slugify(part.datePart.map { $0.of(text) ?? "" } ?? text)
                 placeholder += 1
             }
         }

@@ -78,7 +78,9 @@ public struct SiteConfig: Sendable {
 
     /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
     public var settingsFingerprint: Int64 {
-        Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)", timeZone?.identifier ?? ""])
+        // Every page may link a record's list items to their taxonomy pages (`fields`): a taxonomy's path is a setting.
+        Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)", timeZone?.identifier ?? ""]
+            + listings.compactMap { listing in listing.taxonomy.map { "taxonomy \(listing.from).\($0) \(listing.path)" } })
     }
 
     /// Raised whenever sitegen writes other bytes for the same inputs (a helper, Markdown or a feed format
@@ -101,7 +103,7 @@ public struct SiteConfig: Sendable {
             let openError = descriptor < 0 ? String(cString: strerror(errno)) : nil
             if descriptor >= 0 { close(descriptor) }
             throw ConfigError(file: displayName, reason: missing
-                ? "not found; a site needs a sitegen.yml at its root (`sitegen new <folder>` makes a new site; README.md describes the file)"
+                ? "not found; a site needs a sitegen.yml at its root (`sitegen new <folder>` makes a new site; docs/reference/configuration.md describes the file)"
                 : openError.map { "cannot be read: \($0)" } ?? "cannot be read as UTF-8 text")
         }
         try self.init(yaml: text, file: displayName)
@@ -434,7 +436,8 @@ public struct CollectionConfig: Sendable {
         if let detailNode {
             // A feed's HTML is untrusted: published sanitized unless the site says otherwise.
             detail = try DetailConfig(node: detailNode, reader: reader, collection: name, fields: fields.map(\.0),
-                                      defaultFormat: kind == .feed ? .sanitized : .markdown)
+                                      defaultFormat: kind == .feed ? .sanitized : .markdown,
+                                      dateFields: Set(fields.filter { [.date, .datetime].contains($0.1) }.map(\.0)))
             // A Markdown file's page shows the file's text unless told otherwise, as Hugo's and Jekyll's do.
             if kind == .markdown, detail?.bodyField == nil { detail?.bodyField = "body" }
         }
@@ -501,7 +504,8 @@ public struct DetailConfig: Sendable {
     /// Where each key's value was written, and (under "") the `detail` key itself.
     public var marks: [String: ConfigMark] = [:]
 
-    init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String], defaultFormat: BodyFormat) throws(ConfigError) {
+    init(node: Node, reader: YAMLConfigReader, collection: String, fields: [String], defaultFormat: BodyFormat = .markdown,
+         dateFields: Set<String> = []) throws(ConfigError) {
         var path: String?, template = "detail", titleField: String?, bodyField: String?, bodyFormat = defaultFormat
         marks[""] = reader.mark(node)
         for (key, _, value) in try reader.mapping(node, "detail of '\(collection)'", allowed: ["path", "template", "title", "body", "format"]) {
@@ -527,7 +531,11 @@ public struct DetailConfig: Sendable {
             throw reader.error(node, "detail of '\(collection)' needs a 'path' that starts and ends with '/', e.g. /\(collection)/{key}/")
         }
         for placeholder in PathPattern(path).placeholders where placeholder != "key" && !fields.contains(placeholder) {
-            throw reader.error(node, "the path '\(path)' uses {\(placeholder)}, which is not a field of '\(collection)'")
+            let part = placeholder.split(separator: ":").count == 2 ? "; a date part is yyyy, MM or dd, as in {date:yyyy}" : ""
+            throw reader.error(node, "the path '\(path)' uses {\(placeholder)}, which is not a field of '\(collection)'" + part)
+        }
+        for placeholder in PathPattern(path).datePlaceholders where !dateFields.contains(placeholder) {
+            throw reader.error(node, "the path '\(path)' takes a date part of '\(placeholder)', which is not a date or datetime field of '\(collection)'")
         }
         guard PathPattern(path).placeholders.count > 0 else {
             throw reader.error(node, "the path '\(path)' must name the record, e.g. with {key}, or every record would share one page")
@@ -571,6 +579,8 @@ public struct ListingConfig: Sendable {
     public var showsEmptySections = false
     /// The template of the section index page.
     public var indexTemplate = "sections"
+    /// Whether the menu (`nav`) links the listing; `nav: false` leaves it out.
+    public var inNavigation = true
     /// Whether each listing page is also written as GitHub-flavoured Markdown (`index.md` beside `index.html`).
     public var writesMarkdown = false
     /// How pages are numbered: newest first (page 1 the newest), or as a stable archive (RFC 5005).
@@ -599,7 +609,7 @@ public struct ListingConfig: Sendable {
         var template = "list", title: String?
         var feedsNode: Node?, feedDateNode: Node?, sectionNode: Node?, sectionsNode: Node?
         let allowed: Set<String> = ["from", "where", "sort", "pageSize", "path", "template", "title", "feeds", "feedDate",
-                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering", "formats"]
+                                    "section", "sections", "showEmpty", "indexTemplate", "taxonomy", "numbering", "formats", "nav"]
         marks[""] = reader.mark(nameNode)
         for (key, _, value) in try reader.mapping(node, "listing '\(name)'", allowed: allowed) {
             marks[key] = reader.mark(value)
@@ -676,6 +686,7 @@ public struct ListingConfig: Sendable {
             case "sections": sectionsNode = value
             case "showEmpty": showsEmptySections = try reader.bool(value, "showEmpty")
             case "indexTemplate": indexTemplate = try reader.string(value, "indexTemplate")
+            case "nav": inNavigation = try reader.bool(value, "nav")
             default: title = try reader.string(value, "title")
             }
         }
@@ -832,6 +843,7 @@ extension SiteConfig {
         "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
         "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
         "groups", "sectionCount", "chart", "record", "body", "key",
+        "fields", "label", "value", "linked", "isDate", "isNumber", "isText", "isLink", "isList", "isBool",
     ]
 
     /// Every name a template may use that a page can lack: the values pages have, and every field and

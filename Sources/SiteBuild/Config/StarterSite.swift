@@ -1,7 +1,8 @@
 import Foundation
 
 /// A new site as `sitegen new` writes it: a blog of Markdown posts with tags, a page, feeds and a theme of
-/// its own, which builds as it is and shows where everything goes.
+/// its own, which builds as it is and shows where everything goes. The theme bends to collections added
+/// later: it shows any record's declared fields (`fields`), formatted by type, and links what has a page only.
 ///
 /// ```swift
 /// let written = try StarterSite.write(into: URL(fileURLWithPath: "mysite"))
@@ -30,7 +31,7 @@ public enum StarterSite {
     public static let files: [StarterFile] = [
         StarterFile(path: "sitegen.yml", text: #"""
 # A site made by `sitegen new`: posts in content/posts/, pages in content/pages/, the theme in Templates/.
-# sitegen's README.md describes every setting.
+# sitegen's manual, docs/reference/configuration.md, describes every setting.
 title: My Site
 # Where the site will be published: feeds, the sitemap and canonical links start with it.
 baseURL: https://example.org/
@@ -143,25 +144,30 @@ a page.
 {{#pageURL}}<link rel="canonical" href="{{absolute(pageURL)}}">
 {{/pageURL}}{{#record}}{{#description}}<meta name="description" content="{{description}}">
 {{/description}}{{/record}}{{$head}}{{/head}}{{#feeds}}<link rel="alternate" type="{{type}}" title="{{listing.title}} ({{format}})" href="{{url}}">
-{{/feeds}}
+{{/feeds}}<link rel="icon" href="{{site.basePath}}favicon.svg" type="image/svg+xml">
 <style>
 body{font:17px/1.6 system-ui,sans-serif;max-width:42rem;margin:0 auto;padding:0 1rem;color:#1d2330}
 header{display:flex;flex-wrap:wrap;align-items:baseline;gap:1rem;border-bottom:2px solid #1d2330;padding:.75rem 0}
 header .brand{font-weight:700;font-size:1.25rem;color:inherit;text-decoration:none}
-nav a{margin-right:.75rem}
+nav{display:flex;flex-wrap:wrap;gap:.25rem .9rem}
 a{color:#0b5cad}
 .meta{color:#5b6270;font-size:.9rem}
 .posts{list-style:none;padding:0}
 .posts li{margin:1.25rem 0}
 .posts h2{font-size:1.2rem;margin:0}
 .posts p{margin:.25rem 0}
+.fields{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:1rem 0}
+.fields dt{color:#5b6270}
+.fields dd{margin:0;min-width:0;overflow-wrap:anywhere}
+.meta .field+.field::before{content:" · "}
+.meta .label{font-weight:600}
 pre{overflow-x:auto;background:#f3f4f6;padding:.75rem;border-radius:4px}
-table{border-collapse:collapse}
+table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}
 th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #d7dbe2}
 .sections{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1.5rem}
 .sections .count{color:#5b6270;font-size:.875rem}
 .pagination{display:flex;flex-wrap:wrap;gap:.35rem;margin:1.5rem 0}
-.pagination a,.pagination span{padding:.15rem .5rem;border:1px solid #d7dbe2;border-radius:4px;text-decoration:none}
+.pagination>a,.pagination>span{padding:.15rem .5rem;border:1px solid #d7dbe2;border-radius:4px;text-decoration:none}
 .pagination .current{background:#1d2330;color:#fff}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .neighbours{display:flex;justify-content:space-between;gap:1rem;margin:2rem 0;border-top:1px solid #d7dbe2;padding-top:1rem}
@@ -187,12 +193,13 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 {{#section}}<p class="meta"><a href="{{index}}">{{listing.title}}</a> › {{title}}</p>
 <h1>{{title}}</h1>{{/section}}
 {{^section}}<h1>{{listing.title}}</h1>{{/section}}
-{{#empty}}<p>No posts yet.</p>{{/empty}}
+{{#empty}}<p>Nothing here yet.</p>{{/empty}}
 <ul class="posts">
 {{#items}}
 <li>
-<h2><a href="{{url}}">{{title}}</a></h2>
-<p class="meta">{{#date}}<time datetime="{{date}}">{{date(date)}}</time>{{/date}}</p>
+<h2>{{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}{{title}}{{/url}}</h2>
+{{#fields}}{{#first()}}<p class="meta">{{/first()}}<span class="field"><span class="label">{{label}}</span> {{>field}}</span>{{#last()}}</p>{{/last()}}
+{{/fields}}
 {{#description}}<p>{{description}}</p>{{/description}}
 </li>
 {{/items}}
@@ -200,26 +207,24 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 {{>pagination}}
 {{/content}}
 {{/base}}
-
 """#),
         StarterFile(path: "Templates/detail.mustache", text: #"""
 {{<base}}
 {{$content}}
 <article>
 <h1>{{title}}</h1>
-{{#record}}
-<p class="meta">{{#date}}<time datetime="{{date}}">{{date(date)}}</time>{{/date}}</p>
-{{^empty(tags)}}<p class="meta tags">Tags: {{#tags}}<a href="{{site.basePath}}tags/{{slug(.)}}/">{{.}}</a> {{/tags}}</p>{{/empty(tags)}}
-{{/record}}
+{{#record}}{{#fields}}{{#first()}}<dl class="fields">
+{{/first()}}<dt>{{label}}</dt><dd>{{>field}}</dd>
+{{#last()}}</dl>
+{{/last()}}{{/fields}}{{/record}}
 {{{body}}}
 </article>
-<nav class="neighbours" aria-label="Neighbouring posts">
+<nav class="neighbours" aria-label="Neighbouring pages">
 <span>{{#prev}}<a rel="prev" href="{{url}}"><span aria-hidden="true">←</span> {{title}}</a>{{/prev}}</span>
 <span>{{#next}}<a rel="next" href="{{url}}">{{title}} <span aria-hidden="true">→</span></a>{{/next}}</span>
 </nav>
 {{/content}}
 {{/base}}
-
 """#),
         StarterFile(path: "Templates/page.mustache", text: #"""
 {{<base}}
@@ -243,6 +248,9 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 {{/pagination.multiple}}
 
 """#),
+        StarterFile(path: "Templates/field.mustache", text: #"""
+{{#isDate}}<time datetime="{{value}}">{{date(value)}}</time>{{/isDate}}{{#isNumber}}{{number(value)}}{{/isNumber}}{{#isText}}{{value}}{{/isText}}{{#isLink}}<a href="{{value}}">{{value}}</a>{{/isLink}}{{#isBool}}{{#value}}yes{{/value}}{{^value}}no{{/value}}{{/isBool}}{{#isList}}{{#items}}{{#linked}}<a href="{{url}}">{{name}}</a>{{/linked}}{{^linked}}{{name}}{{/linked}} {{/items}}{{/isList}}
+"""#),
         StarterFile(path: "Templates/sections.mustache", text: #"""
 {{<base}}
 {{$content}}
@@ -263,6 +271,10 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 <p><a href="{{site.basePath}}">Go to the home page</a>{{^empty(nav)}} or pick a listing above{{/empty(nav)}}.</p>
 {{/content}}
 {{/base}}
+
+"""#),
+        StarterFile(path: "static/favicon.svg", text: #"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d2330"/><path d="M9 22l7-12 7 12z" fill="#fff"/></svg>
 
 """#),
     ]
@@ -293,7 +305,8 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
             var written: [String] = []
             for file in files {
                 let url = folder.appendingPathComponent(file.path)
-                if file.path == ".gitignore" && manager.fileExists(atPath: url.path) { continue }
+                // The user's own .gitignore and static files are kept: they are likely more than ours.
+                if file.path == ".gitignore" || file.path.hasPrefix("static/"), manager.fileExists(atPath: url.path) { continue }
                 made += try makeFolders(url.deletingLastPathComponent())
                 try Data(file.text.utf8).write(to: url, options: .atomic)
                 made.append(url)

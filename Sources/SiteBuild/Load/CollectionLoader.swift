@@ -13,6 +13,8 @@ struct CollectionLoader {
     let store: SiteStore
     /// Told how the load of each large (streamed) source is going.
     var progress: ((LoadProgress) -> Void)?
+    /// Seconds between reports of a collection's files (`SiteBuilder.progressInterval`).
+    var progressInterval = 0.5
     /// The files and folders (relative to the site, or absolute) changed since the last load, when the
     /// caller knows them (a watch, from inotify): only sources there, and those that failed, are looked at.
     /// nil: the status of every source is read.
@@ -468,9 +470,11 @@ struct CollectionLoader {
         var batch = Batch()
         // A failure that ends the load leaves no savepoint open behind it.
         defer { if batch.isOpen { try? store.endSavepoint(keeping: false) } }
-        for file in files {
+        let meter = FilesProgress(collection: collection.name, total: files.count, report: progress, interval: progressInterval)
+        for (index, file) in files.enumerated() {
             outcome.sourcesRead += 1
             let prepared = readsWhole(file) ? readAhead.next()! : nil
+            if case .parsed(let rows, _, _, _)? = prepared { meter.advance(to: index + 1, adding: rows.count) } else { meter.advance(to: index + 1, adding: 0) }
             switch prepared {
             case .unchanged?, .parsed(_, _, nil, _)?:
                 if !batch.isOpen {
@@ -502,6 +506,7 @@ struct CollectionLoader {
             }
         }
         try keep(&batch, into: &outcome, changes: &changes)
+        meter.finish()
         // A source that gave its key up to a file before it is read again, whatever its bytes: it now fails
         // on that key as in a clean build, and keeps its other rows as any failing source does.
         for owner in order.rereads {

@@ -13,15 +13,25 @@ public struct LoadProgress: Sendable, Equatable {
     public var elapsed: Double
     /// Whether this is the last report for the file.
     public var finished: Bool
+    /// For the load of a collection's many files (`file` is then the collection's name): the files read so
+    /// far, and how many the load reads.
+    public var files: (read: Int, total: Int)?
 
     /// Describes the load of `file` so far.
-    public init(file: String, bytesRead: Int64, totalBytes: Int64, rows: Int, elapsed: Double, finished: Bool) {
+    public init(file: String, bytesRead: Int64, totalBytes: Int64, rows: Int, elapsed: Double, finished: Bool,
+                files: (read: Int, total: Int)? = nil) {
         self.file = file
         self.bytesRead = bytesRead
         self.totalBytes = totalBytes
         self.rows = rows
         self.elapsed = elapsed
         self.finished = finished
+        self.files = files
+    }
+
+    public static func == (a: LoadProgress, b: LoadProgress) -> Bool {
+        a.file == b.file && a.bytesRead == b.bytesRead && a.totalBytes == b.totalBytes && a.rows == b.rows
+            && a.elapsed == b.elapsed && a.finished == b.finished && a.files?.read == b.files?.read && a.files?.total == b.files?.total
     }
 
     /// The fraction read, 0 to 1.
@@ -33,13 +43,28 @@ public struct LoadProgress: Sendable, Equatable {
         return elapsed * Double(totalBytes - bytesRead) / Double(bytesRead)
     }
 
-    /// One line: `data/records.ndjson  41%  1.3 of 3.1 GB  412,000 rows  18,200 rows/s  52 s left`.
+    /// One line: `data/records.ndjson  41%  1.3 of 3.1 GB  412,000 rows  18,200 rows/s  52 s left`, or for a
+    /// collection's files `posts  41%  20,500 of 50,000 files  20,500 rows  2,100 files/s  14 s left`.
     public var line: String {
+        if let files { return filesLine(files) }
         let percent = Int((fraction * 100).rounded(.down))
         var parts = [file, "\(percent)%", "\(Self.size(bytesRead)) of \(Self.size(totalBytes))", "\(Self.grouped(rows)) rows"]
         if elapsed > 0 { parts.append("\(Self.grouped(Int(Double(rows) / elapsed))) rows/s") }
         if let secondsLeft { parts.append("\(Int(secondsLeft.rounded(.up))) s left") }
         if finished { parts.append("done in \(Int(elapsed.rounded())) s") }
+        return parts.joined(separator: "  ")
+    }
+
+    private func filesLine(_ files: (read: Int, total: Int)) -> String {
+        let fraction = files.total > 0 ? Double(files.read) / Double(files.total) : 1
+        var parts = [file, "\(Int((fraction * 100).rounded(.down)))%", "\(Self.grouped(files.read)) of \(Self.grouped(files.total)) files",
+                     "\(Self.grouped(rows)) rows"]
+        if elapsed > 0 { parts.append("\(Self.grouped(Int(Double(files.read) / elapsed))) files/s") }
+        if finished {
+            parts.append("done in \(Int(elapsed.rounded())) s")
+        } else if files.read > 0, elapsed > 0.5 {
+            parts.append("\(Int((elapsed * Double(files.total - files.read) / Double(files.read)).rounded(.up))) s left")
+        }
         return parts.joined(separator: "  ")
     }
 
@@ -77,6 +102,8 @@ public struct RenderProgress: Sendable, Equatable {
     public var finished: Bool
     /// Rows read in order before any page (a listing fetched afresh), when that is what is reported.
     public var rowsRead: Int?
+    /// What is counted: `pages`, or `files` for the files a build publishes.
+    public var unit = "pages"
 
     /// Describes a step's progress.
     public init(step: String, pages: Int, totalPages: Int, elapsed: Double, finished: Bool, rowsRead: Int? = nil) {
@@ -94,8 +121,8 @@ public struct RenderProgress: Sendable, Equatable {
         if let rowsRead { return [step, "reading its rows in order", "\(LoadProgress.grouped(rowsRead)) so far"].joined(separator: "  ") }
         let fraction = totalPages > 0 ? Double(pages) / Double(totalPages) : 1
         var parts = [step, "\(Int((fraction * 100).rounded(.down)))%",
-                     "\(LoadProgress.grouped(pages)) of \(LoadProgress.grouped(totalPages)) pages"]
-        if elapsed > 0 { parts.append("\(LoadProgress.grouped(Int(Double(pages) / elapsed))) pages/s") }
+                     "\(LoadProgress.grouped(pages)) of \(LoadProgress.grouped(totalPages)) \(unit)"]
+        if elapsed > 0 { parts.append("\(LoadProgress.grouped(Int(Double(pages) / elapsed))) \(unit)/s") }
         if finished {
             parts.append("done in \(Int(elapsed.rounded())) s")
         } else if pages > 0, elapsed > 0.5 {
@@ -110,22 +137,29 @@ public struct RenderProgress: Sendable, Equatable {
 final class ProgressThrottle {
     private let step: String
     private let total: Int
+    /// What is counted, as `RenderProgress.unit`.
+    var unit = "pages"
     private let report: ((RenderProgress) -> Void)?
     private let start = DispatchTime.now().uptimeNanoseconds
     private var last: UInt64 = 0
     private var reported = false
+    private let interval: UInt64
 
-    init(step: String, total: Int, report: ((RenderProgress) -> Void)?) {
+    /// `interval`: the seconds between reports (tests make it 0).
+    init(step: String, total: Int, report: ((RenderProgress) -> Void)?, interval: Double = 0.5) {
         self.step = step
         self.total = total
         self.report = report
+        self.interval = UInt64(interval * 1e9)
         last = start
     }
 
     func advance(to pages: Int) {
         guard let elapsed = due() else { return }
         reported = true
-        report?(RenderProgress(step: step, pages: pages, totalPages: total, elapsed: elapsed, finished: false))
+        var progress = RenderProgress(step: step, pages: pages, totalPages: total, elapsed: elapsed, finished: false)
+        progress.unit = unit
+        report?(progress)
     }
 
     /// Reports the rows a fetch has read so far, at most twice a second: a listing of a million rows is
@@ -139,7 +173,7 @@ final class ProgressThrottle {
     private func due() -> Double? {
         guard report != nil else { return nil }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now - last >= 500_000_000 else { return nil }
+        guard now - last >= interval else { return nil }
         last = now
         return Double(now - start) / 1e9
     }
@@ -147,6 +181,50 @@ final class ProgressThrottle {
     func finish() {
         guard reported else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        report?(RenderProgress(step: step, pages: total, totalPages: total, elapsed: Double(now - start) / 1e9, finished: true))
+        var progress = RenderProgress(step: step, pages: total, totalPages: total, elapsed: Double(now - start) / 1e9, finished: true)
+        progress.unit = unit
+        report?(progress)
+    }
+}
+
+/// Reports the load of a collection's files at most twice a second, and once when it ends if it reported
+/// before: a load of a few files prints nothing, one of fifty thousand shows it is moving.
+final class FilesProgress {
+    private let collection: String
+    private let total: Int
+    private let report: ((LoadProgress) -> Void)?
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var last: UInt64
+    private var reported = false
+    private var rows = 0
+    private let interval: UInt64
+
+    /// `interval`: the seconds between reports (tests make it 0).
+    init(collection: String, total: Int, report: ((LoadProgress) -> Void)?, interval: Double = 0.5) {
+        self.collection = collection
+        self.total = total
+        self.report = report
+        self.interval = UInt64(interval * 1e9)
+        last = start
+    }
+
+    /// `files` files are read, the last of them with `rows` rows.
+    func advance(to files: Int, adding rows: Int) {
+        self.rows += rows
+        guard report != nil else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - last >= interval else { return }
+        last = now
+        reported = true
+        report?(progress(files: files, elapsed: Double(now - start) / 1e9, finished: false))
+    }
+
+    func finish() {
+        guard reported else { return }
+        report?(progress(files: total, elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, finished: true))
+    }
+
+    private func progress(files: Int, elapsed: Double, finished: Bool) -> LoadProgress {
+        LoadProgress(file: collection, bytesRead: 0, totalBytes: 0, rows: rows, elapsed: elapsed, finished: finished, files: (files, total))
     }
 }

@@ -155,6 +155,8 @@ struct ControllerFetcher {
         guard !listing.writesMarkdown else { return [] }
         // A tag can only reach a field by naming it.
         var needed = templates.tagNames(usedBy: listing.template)
+        // `fields` shows every declared field.
+        if needed.contains("fields") { return [] }
         needed.insert(collection.detail?.titleField ?? "title")
         if let path = collection.detail?.path { needed.formUnion(PathPattern(path).placeholders) }
         needed.formUnion(collection.relationships.map(\.field))

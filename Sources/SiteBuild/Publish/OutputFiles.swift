@@ -18,6 +18,8 @@ struct OutputFiles {
             && (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.contains { !$0.hasPrefix(".") } == true
         let storeFolder = builder.storePath.deletingLastPathComponent()
         writer = OutputWriter(root: folder, dryRun: dryRun)
+        writer.progress = builder.onPublishProgress
+        writer.progressInterval = builder.progressInterval
         newFiles = NewFileLog(path: storeFolder.appendingPathComponent("new-files").path)
         writer.onWithdraw = { plan.withdraw($0, folderOf: $1) }
         guard !dryRun else {

@@ -1,6 +1,7 @@
 import Foundation
 import SiteSources
 import CLinux
+import Synchronization
 
 /// Writes pages under the output folder atomically (temp file + rename), skipping files whose bytes are unchanged.
 ///
@@ -43,6 +44,10 @@ final class OutputWriter: @unchecked Sendable {
     /// The staged files that replace a file of the last build (the others are new where they go), by path
     /// relative to `root`.
     private var replacing = Set<String>()
+    /// Told, about twice a second, how many of the build's files are in their places (a publish of a second or more).
+    var progress: ((RenderProgress) -> Void)?
+    /// Seconds between those reports (`SiteBuilder.progressInterval`).
+    var progressInterval = 0.5
     /// Whether the last builds made the file at a path (relative to `root`): such a file where this build
     /// needs a folder, or a folder of only such files where it needs a file, is moved out of its way.
     var madeByLastBuilds: @Sendable (String) -> Bool = { _ in false }
@@ -162,9 +167,16 @@ final class OutputWriter: @unchecked Sendable {
         nonisolated(unsafe) var failure: (any Error)?
         nonisolated(unsafe) var placed: [Placed] = []
         let lanes = min(files.count, ProcessInfo.processInfo.activeProcessorCount * 2)
+        // Counted by every lane, reported by the first alone (the throttle is not shared between threads).
+        let placedCount = Atomic<Int>(0)
+        nonisolated(unsafe) let meter = ProgressThrottle(step: URL(fileURLWithPath: rootPath).lastPathComponent + "/", total: files.count, report: progress,
+                                                           interval: progressInterval)
+        meter.unit = "files"
         DispatchQueue.concurrentPerform(iterations: lanes) { lane in
             var done: [Placed] = []
             for index in stride(from: lane, to: files.count, by: lanes) {
+                if lane == 0 { meter.advance(to: placedCount.load(ordering: .relaxed)) }
+                defer { placedCount.add(1, ordering: .relaxed) }
                 // Once a file could not be placed, no other is: those placed are taken back.
                 if failureLock.withLock({ failure != nil }) { break }
                 let item = files[index]
@@ -178,6 +190,7 @@ final class OutputWriter: @unchecked Sendable {
             }
             failureLock.withLock { placed += done }
         }
+        meter.finish()
         guard let failure else {
             release(placed, lanes: lanes)
             return

@@ -15,7 +15,7 @@ extension PageRenderer {
         let navigationOnPage = Dictionary(navigation.compactMap { item in
             (item["url"] as? String).map { ($0, Self.marking(navigation, current: $0)) }
         }) { first, _ in first }
-        let presenter = RecordPresenter(collection: collection, config: config)
+        let presenter = self.presenter(of: collection, template: detail.template)
         let (controller, delta) = try controllers.controller(for: controllers.detailFetch(collection)!)
         defer { controllers.finish(with: controller) }
         let dirty = relatedChanges[collection.name] ?? []

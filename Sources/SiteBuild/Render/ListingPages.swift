@@ -10,7 +10,8 @@ extension PageRenderer {
     func renderListing(_ listing: ListingConfig, navigation: [[String: Any]], warnings: inout [SourceError]) throws -> BuildSummary.ListingDelta {
         let navigation = Self.marking(navigation, current: navigationURL(of: listing))
         let collection = config.collection(named: listing.from)!
-        let presenter = RecordPresenter(collection: collection, config: config)
+        let presenter = self.presenter(of: collection, template: listing.template)
+        if let warning = linksWithoutPages(listing, collection: collection) { warnings.append(warning) }
         let (fetch, recordRow) = controllers.listingFetch(listing)
         let (controller, delta) = try controllers.controller(for: fetch)
         var dirty = relatedChanges[collection.name] ?? []

@@ -37,7 +37,7 @@ struct PageRenderer {
     /// The menu every page shows: each listing, then the pages of the Markdown collections no listing
     /// lists (an about page belongs in the menu; a hundred thousand listed records do not), by key.
     func navigation() throws -> [[String: Any]] {
-        var items: [[String: Any]] = config.listings.map { ["title": $0.title, "url": navigationURL(of: $0), "current": false] }
+        var items: [[String: Any]] = config.listings.filter(\.inNavigation).map { ["title": $0.title, "url": navigationURL(of: $0), "current": false] }
         let listed = Set(config.listings.map(\.from))
         for collection in config.collections where collection.kind == .markdown && collection.detail != nil && !listed.contains(collection.name) {
             let presenter = RecordPresenter(collection: collection, config: config)

@@ -21,6 +21,9 @@ struct RecordPresenter {
     private let titleField: String
     private let toMany: [(field: String, target: CollectionConfig)]
     private let toOne: [(field: String, target: CollectionConfig)]
+    /// Set when a template shows `fields` (the record's declared fields, labelled and typed): only then is
+    /// the list made for every row.
+    var fieldDisplay: FieldDisplay?
 
     init(collection: CollectionConfig, config: SiteConfig, basePath: String? = nil) {
         self.collection = collection
@@ -53,6 +56,7 @@ struct RecordPresenter {
         /// related record's field (`field.column`), and whether it holds a stored list.
         fileprivate let fields: [(index: Int, slot: Int, isList: Bool, isBool: Bool)]
         fileprivate let keySlot: Int, titleSlot: Int, urlSlot: Int
+        fileprivate let fieldsSlot: Int?
         fileprivate let toManySlots: [Int], toOneSlots: [Int]
         /// A feed item's source feed (`source.title`, `source.link`): its slot and the two columns.
         fileprivate let source: (slot: Int, title: Int?, link: Int?)?
@@ -76,9 +80,10 @@ struct RecordPresenter {
             fields.append((index, slot(column), listFields.contains(column), boolFields.contains(column)))
         }
         let (keySlot, titleSlot, urlSlot) = (slot("key"), slot("title"), slot("url"))
+        let fieldsSlot = fieldDisplay.map { _ in slot("fields") }
         let toManySlots = toMany.map { slot($0.field) }, toOneSlots = toOne.map { slot($0.field) }
         let source = collection.kind == .feed ? (slot("source"), columns.firstIndex(of: "source_title"), columns.firstIndex(of: "source_link")) : nil
-        return Layout(columns: columns, names: names, fields: fields, keySlot: keySlot, titleSlot: titleSlot, urlSlot: urlSlot,
+        return Layout(columns: columns, names: names, fields: fields, keySlot: keySlot, titleSlot: titleSlot, urlSlot: urlSlot, fieldsSlot: fieldsSlot,
                       toManySlots: toManySlots, toOneSlots: toOneSlots, source: source,
                       key: columns.firstIndex(of: "_key"), title: columns.firstIndex(of: titleField),
                       placeholders: placeholderColumns.map { columns.firstIndex(of: $0) })
@@ -150,6 +155,10 @@ struct RecordPresenter {
             if title != nil || link != nil {
                 values[source.slot] = TemplateRecord(names: ["title", "link"], values: [title.map { TemplateText($0, site: site) }, link.map { TemplateText($0, site: site) }])
             }
+        }
+        if let fieldDisplay, let slot = layout.fieldsSlot {
+            let entries = fieldDisplay.entries { name in layout.names.firstIndex(of: name).flatMap { values[$0] } }
+            values[slot] = entries.isEmpty ? nil : entries
         }
         // A related record (prefetched as `field.column`) replaces its key with the record itself.
         for ((field, target), slot) in zip(toMany, layout.toManySlots) {
