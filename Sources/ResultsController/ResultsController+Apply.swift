@@ -157,12 +157,13 @@ extension ResultsController {
                 let statement = try database.cachedStatement(compiled.referencingIDsQuery(relationship, count: ids.count))
                 try statement.forEachRow(ids.map { .integer($0) }) { found($0.int64(at: 0)) }
             }
-            if !changes.deleted.isEmpty && relationship.targetKey.lowercased() != "rowid" {
-                // A deleted row's key went with it: the rows that named it are found by the key the changeset
+            if !(changes.deleted.isEmpty && changes.updated.isEmpty) && relationship.targetKey.lowercased() != "rowid" {
+                // A deleted row's key went with it, and an updated row's key may have changed (a row deleted and
+                // its id taken by a new row): the rows that named the old key are found by the key the changeset
                 // recorded (through an index on the foreign key, O(log n) each). A changeset without the
-                // deleted values (read back from text) leaves the rows that name a missing key, a scan.
+                // old values (read back from text) leaves the rows that name a missing key, a scan.
                 // (A rowid is the changeset's own name for the row, which the query above already used.)
-                if let keys = try deletedKeys(of: relationship, in: changes) {
+                if let keys = try oldKeys(of: relationship, in: changes) {
                     for start in stride(from: 0, to: keys.count, by: Self.idsPerQuery) {
                         let slice = Array(keys[start..<min(start + Self.idsPerQuery, keys.count)])
                         let statement = try database.cachedStatement(compiled.referencingIDsQuery(relationship, keyCount: slice.count))
@@ -178,15 +179,19 @@ extension ResultsController {
         return (affected, shown)
     }
 
-    /// The target keys the deleted rows of `relationship`'s table had, from the changeset's recorded values;
-    /// `nil` when it lacks a deleted row's values or the key column is not found.
-    private func deletedKeys(of relationship: Relationship, in changes: Changeset.TableChanges) throws -> [DatabaseValue]? {
+    /// The target keys that the deleted rows of `relationship`'s table had, and the updated rows had before
+    /// their key changed, from the changeset's recorded values; `nil` when it lacks a deleted row's values or
+    /// the key column is not found. An updated row without recorded values (changes gathered by hand, whose
+    /// rows keep their keys: sitegen never gives a row's id to another key) is taken to keep its key.
+    private func oldKeys(of relationship: Relationship, in changes: Changeset.TableChanges) throws -> [DatabaseValue]? {
         guard changes.deleted.allSatisfy({ changes.deletedValues[$0] != nil }) else { return nil }
+        let changed = changes.deleted.union(changes.updated.filter { changes.deletedValues[$0] != nil })
+        guard !changed.isEmpty else { return [] }
         let columns = try database.cachedStatement("SELECT name FROM pragma_table_info(?) ORDER BY cid")
             .fetchAll([.text(relationship.table)]).compactMap { $0["name"]?.stringValue?.lowercased() }
         guard let column = columns.firstIndex(of: relationship.targetKey.lowercased()) else { return nil }
         var keys = Set<DatabaseValue>()
-        for id in changes.deleted {
+        for id in changed {
             guard let values = changes.deletedValues[id], values.indices.contains(column) else { return nil }
             if values[column] != .null { keys.insert(values[column]) }
         }

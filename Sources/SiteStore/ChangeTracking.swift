@@ -119,7 +119,14 @@ extension Database {
                     sqlite3changeset_old(iterator, column, &old)
                     return old.map(Self.databaseValue) ?? .null
                 }
-            default: tables[table, default: .init()].updated.insert(id)
+            default:
+                tables[table, default: .init()].updated.insert(id)
+                // The old values of the columns that changed (a key among them: the id reused by another row).
+                tables[table, default: .init()].deletedValues[id] = (0..<columns).map { column in
+                    var old: OpaquePointer?
+                    sqlite3changeset_old(iterator, column, &old)
+                    return old.map(Self.databaseValue) ?? .null
+                }
             }
         }
         return Changeset(tables: tables)

@@ -8,11 +8,13 @@ public struct Changeset: Sendable, Hashable {
         public var updated: Set<Int64> = []
         /// Ids of rows that are gone.
         public var deleted: Set<Int64> = []
-        /// The column values (in the table's column order) that deleted rows had, by id, as the session
-        /// recorded them: a row that referred to a deleted row by one of its keys is found by that key.
-        /// Only a tracked transaction fills it; `encoded` does not keep it, and a merge keeps a row's
-        /// first deleted values (its key before the changesets), even when the id is inserted again.
-        /// Not part of equality: it describes the deleted rows, not what changed.
+        /// The column values (in the table's column order) that rows had before the changes, by id, as the
+        /// session recorded them: every column of a deleted row; of an updated row, the columns that changed
+        /// (NULL for the others). A row that referred to a row by one of its keys is found by the key it named,
+        /// when that row is deleted or its key changed (its id taken by another row). Only a tracked
+        /// transaction fills it; `encoded` does not keep it, and a merge keeps a row's first values (its key
+        /// before the changesets), even when the id is inserted again. Not part of equality: it describes
+        /// the rows, not what changed.
         public var deletedValues: [Int64: [DatabaseValue]] = [:]
 
         /// Makes the changes of one table.

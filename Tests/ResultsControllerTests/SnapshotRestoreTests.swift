@@ -171,6 +171,36 @@ final class SnapshotRestoreTests: XCTestCase {
         XCTAssertThrowsError(try controller.object(at: IndexPath(item: 0, section: 0)), "the results cannot be listed until the data changes")
     }
 
+    /// A related row deleted and its id taken by a new row with another key is, to the changeset, one row
+    /// updated: the rows that named the old key lost their related row, and are found by that key (seed
+    /// 5718649978466186926 of the test above found a row left in its old place).
+    func testARelatedRowWhoseIdAnotherKeyTookMovesTheRowsThatNamedTheOldKey() throws {
+        let database = try Database(path: ":memory:")
+        try database.executeScript("""
+            CREATE TABLE details (id INTEGER PRIMARY KEY, code TEXT UNIQUE, x INTEGER);
+            CREATE TABLE items (id INTEGER PRIMARY KEY, detail_code TEXT);
+            CREATE INDEX items_detail_code ON items (detail_code);
+            INSERT INTO details VALUES (1, 'a', 1), (2, 'd', 3), (3, 'b', 2);
+            INSERT INTO items VALUES (1, 'b'), (2, 'a'), (3, 'c'), (4, 'd');
+            """)
+        let relationship = Relationship(name: "details", table: "details", foreignKey: "detail_code", targetKey: "code")
+        let request = FetchRequest(table: "items", sortDescriptors: [SortDescriptor(key: "details.x", nulls: .last), SortDescriptor(key: "id")],
+                                   relationships: [relationship])
+        let controller = try ResultsController(database: database, request: request)
+        try controller.performFetch()
+        XCTAssertEqual(controller.fetchedIDs, [2, 1, 4, 3])
+        let changeset = try database.trackingChanges {
+            try database.execute("DELETE FROM details WHERE id = 3")
+            try database.execute("INSERT INTO details (code, x) VALUES ('c', 0)")
+        }.changeset
+        XCTAssertEqual(changeset.tables["details"]?.updated, [3], "the id taken again: an update to the session")
+        try controller.apply(changeset)
+        let fresh = try ResultsController(database: database, request: request)
+        try fresh.performFetch()
+        XCTAssertEqual(fresh.fetchedIDs, [3, 2, 4, 1])
+        XCTAssertEqual(controller.fetchedIDs, fresh.fetchedIDs, "item 1 named 'b', now gone; item 3 names 'c', now there")
+    }
+
     func testADeletedRelatedRowsReferrersAreFoundByItsKeyThroughTheForeignKeysIndex() throws {
         let database = try Database(path: ":memory:")
         try database.executeScript("""
