@@ -161,6 +161,18 @@ final class RemoteSourcesTests: XCTestCase {
         XCTAssertEqual(try rows(), ["a=Alpha", "b=Beta"])
     }
 
+    /// A host that does not resolve (`.invalid` never does, RFC 2606) is a warning naming its URL: the
+    /// other sources build, and so does the site.
+    func testAHostThatDoesNotResolveIsAWarningAndTheOtherSourcesBuild() throws {
+        let missing = "http://feeds.sitegen-test.invalid/feed.xml"
+        server.route("/feed.xml", .document(body: Self.rss([("a", "Alpha")]), etag: nil))
+        try configure(sources: [server.url("/feed.xml"), missing])
+        let summary = try build()
+        XCTAssertTrue(summary.succeeded, "\(summary.problems)")
+        XCTAssertTrue(summary.warnings.contains { $0.file == missing }, "\(summary.warnings.map(\.description))")
+        XCTAssertEqual(try home(), "Alpha;")
+    }
+
     func testAURLNoLongerNamedTakesItsItemsAndItsKeptAnswerAlong() throws {
         server.route("/a.xml", .document(body: Self.rss([("a", "Alpha")]), etag: nil))
         server.route("/b.xml", .document(body: Self.rss([("b", "Beta")]), etag: nil))

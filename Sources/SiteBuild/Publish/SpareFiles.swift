@@ -179,13 +179,7 @@ final class SpareFiles: @unchecked Sendable {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
         for _ in 0..<3 {
-            let name: String? = lock.withLock {
-                guard count < capacity else { return nil }
-                count += 1
-                nextNumber += 1
-                return folder + "/" + prefix + "\(nextNumber)"
-            }
-            guard let name else { return false }
+            guard let name = reserveNewName() else { return false }
             if Self.renameToFreeName(path, name) {
                 lock.withLock { added.append(String(name.dropFirst(folder.count + 1))) }
                 return true
@@ -246,19 +240,24 @@ final class SpareFiles: @unchecked Sendable {
             lock.withLock { count -= 1 }
         }
         for _ in 0..<3 {
-            let path: String? = lock.withLock {
-                guard count < capacity else { return nil }
-                nextNumber += 1
-                count += 1
-                return folder + "/" + prefix + "\(nextNumber)"
-            }
-            guard let path else { return nil }
+            guard let path = reserveNewName() else { return nil }
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             if descriptor >= 0 { return (path, descriptor) }
             lock.withLock { count -= 1 }
             if errno != EEXIST { return nil }
         }
         return nil
+    }
+
+    /// The path of a new spare, counted in the folder, while the capacity allows one; a caller that cannot
+    /// make it gives the count back.
+    private func reserveNewName() -> String? {
+        lock.withLock {
+            guard count < capacity else { return nil }
+            count += 1
+            nextNumber += 1
+            return folder + "/" + prefix + "\(nextNumber)"
+        }
     }
 
     /// Writes `data` over the start of the open file (its blocks are reused, none freed) and cuts it to that length.
