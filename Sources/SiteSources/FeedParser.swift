@@ -514,8 +514,9 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             fields["guidIsNotLink"] == nil && (guid.hasPrefix("http://") || guid.hasPrefix("https://") || !guid.contains(":")) ? guid : nil
         }
         var link = fields["link"] ?? guidLink
-        // A relative link with no xml:base to resolve it is relative to the feed's own site.
-        if let relative = link, URL(string: relative)?.scheme == nil, let site = Self.webURL(feedLink) {
+        // A relative link with no xml:base to resolve it is relative to the feed's own site, else (a feed
+        // fetched from the web, named by its address) to the feed's address, as a browser would resolve it.
+        if let relative = link, URL(string: relative)?.scheme == nil, let site = Self.webURL(feedLink) ?? Self.webURL(file) {
             link = URL(string: relative, relativeTo: site)?.absoluteString ?? relative
         }
         // No guid and no link: the item is known by everything it says, so an unchanged item keeps its identity.
@@ -531,7 +532,7 @@ private final class FeedParserDelegate: NSObject, XMLParserDelegate {
             guard let text = fields[key] else { return nil }
             // Only a web address is a base: a `javascript:` link (which the load drops) would otherwise
             // make `more.html` into `javascript:…/more.html`.
-            guard let base = itemBases[key] ?? Self.webURL(link) ?? Self.webURL(feedLink) else { return text }
+            guard let base = itemBases[key] ?? Self.webURL(link) ?? Self.webURL(feedLink) ?? Self.webURL(file) else { return text }
             return HTMLLinks.resolving(text, against: base)
         }
         let updated = date("updated")

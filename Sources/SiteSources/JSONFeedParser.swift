@@ -23,7 +23,9 @@ struct JSONFeedParser {
         func handle(_ part: JSONStreamReader.Part) throws(SourceError) {
             switch part {
             case .element(let value, let line):
-                switch item(value, line: line, home: link.flatMap { URL(string: $0) }) {
+                // Without a home page, a feed fetched from the web (named by its address) is its own base.
+                let address = URL(string: file).flatMap { ["http", "https"].contains($0.scheme?.lowercased() ?? "") ? $0 : nil }
+                switch item(value, line: line, home: link.flatMap { URL(string: $0) } ?? address) {
                 case .success(let item): try emit(item)
                 case .failure(let warning): warnings.append(warning)
                 }

@@ -173,6 +173,24 @@ final class RemoteSourcesTests: XCTestCase {
         XCTAssertEqual(try home(), "Alpha;")
     }
 
+    /// A remote feed that names no site of its own resolves its items' relative links against its own
+    /// address, as a browser (and feedparser) would: not against the site that republishes it.
+    func testARemoteFeedsRelativeLinksResolveAgainstItsAddress() throws {
+        let url = server.url("/blog/feed.xml")
+        server.route("/blog/feed.xml", .document(body: Array("""
+            <rss version="2.0"><channel><title>Blog</title>
+            <item><guid>a</guid><title>Alpha</title><link>posts/a.html</link>
+            <description>&lt;a href="more.html"&gt;more&lt;/a&gt;</description></item>
+            </channel></rss>
+            """.utf8), etag: nil))
+        try configure(sources: [url])
+        XCTAssertTrue(try build().succeeded)
+        let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+        let row = try XCTUnwrap(try store.database.fetchAll("SELECT link, summary FROM posts").first)
+        XCTAssertEqual(row["link"]?.stringValue, server.url("/blog/posts/a.html"))
+        XCTAssertEqual(row["summary"]?.stringValue, "<a href=\"\(server.url("/blog/posts/more.html"))\">more</a>", "as on the item's page")
+    }
+
     func testAURLNoLongerNamedTakesItsItemsAndItsKeptAnswerAlong() throws {
         server.route("/a.xml", .document(body: Self.rss([("a", "Alpha")]), etag: nil))
         server.route("/b.xml", .document(body: Self.rss([("b", "Beta")]), etag: nil))
