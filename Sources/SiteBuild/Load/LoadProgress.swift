@@ -140,18 +140,15 @@ final class ProgressThrottle {
     /// What is counted, as `RenderProgress.unit`.
     var unit = "pages"
     private let report: ((RenderProgress) -> Void)?
-    private let start = DispatchTime.now().uptimeNanoseconds
-    private var last: UInt64 = 0
+    private var clock: ReportClock
     private var reported = false
-    private let interval: UInt64
 
     /// `interval`: the seconds between reports (tests make it 0).
     init(step: String, total: Int, report: ((RenderProgress) -> Void)?, interval: Double = 0.5) {
         self.step = step
         self.total = total
         self.report = report
-        self.interval = UInt64(interval * 1e9)
-        last = start
+        clock = ReportClock(interval: interval)
     }
 
     func advance(to pages: Int) {
@@ -169,19 +166,14 @@ final class ProgressThrottle {
         report?(RenderProgress(step: step, pages: 0, totalPages: 0, elapsed: elapsed, finished: false, rowsRead: rows))
     }
 
-    /// The seconds since the step began when a report is due (half a second after the last), else nil.
+    /// The seconds since the step began when a report is due, else nil.
     private func due() -> Double? {
-        guard report != nil else { return nil }
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now - last >= interval else { return nil }
-        last = now
-        return Double(now - start) / 1e9
+        report == nil ? nil : clock.due()
     }
 
     func finish() {
         guard reported else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        var progress = RenderProgress(step: step, pages: total, totalPages: total, elapsed: Double(now - start) / 1e9, finished: true)
+        var progress = RenderProgress(step: step, pages: total, totalPages: total, elapsed: clock.elapsed, finished: true)
         progress.unit = unit
         report?(progress)
     }
@@ -193,38 +185,56 @@ final class FilesProgress {
     private let collection: String
     private let total: Int
     private let report: ((LoadProgress) -> Void)?
-    private let start = DispatchTime.now().uptimeNanoseconds
-    private var last: UInt64
+    private var clock: ReportClock
     private var reported = false
     private var rows = 0
-    private let interval: UInt64
 
     /// `interval`: the seconds between reports (tests make it 0).
     init(collection: String, total: Int, report: ((LoadProgress) -> Void)?, interval: Double = 0.5) {
         self.collection = collection
         self.total = total
         self.report = report
-        self.interval = UInt64(interval * 1e9)
-        last = start
+        clock = ReportClock(interval: interval)
     }
 
     /// `files` files are read, the last of them with `rows` rows.
     func advance(to files: Int, adding rows: Int) {
         self.rows += rows
-        guard report != nil else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now - last >= interval else { return }
-        last = now
+        guard report != nil, let elapsed = clock.due() else { return }
         reported = true
-        report?(progress(files: files, elapsed: Double(now - start) / 1e9, finished: false))
+        report?(progress(files: files, elapsed: elapsed, finished: false))
     }
 
     func finish() {
         guard reported else { return }
-        report?(progress(files: total, elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, finished: true))
+        report?(progress(files: total, elapsed: clock.elapsed, finished: true))
     }
 
     private func progress(files: Int, elapsed: Double, finished: Bool) -> LoadProgress {
         LoadProgress(file: collection, bytesRead: 0, totalBytes: 0, rows: rows, elapsed: elapsed, finished: finished, files: (files, total))
+    }
+}
+
+/// When a progress report is due: at most one every `interval` seconds, counted from the step's start.
+struct ReportClock {
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var last: UInt64
+    private let interval: UInt64
+
+    /// A clock started now, due every `interval` seconds.
+    init(interval: Double) {
+        self.interval = UInt64(interval * 1e9)
+        last = start
+    }
+
+    /// The seconds since the start.
+    var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+
+    /// The seconds since the start when a report is due (and it is counted as made), else nil.
+    mutating func due() -> Double? {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - last >= interval else { return nil }
+        last = now
+        return Double(now - start) / 1e9
     }
 }
