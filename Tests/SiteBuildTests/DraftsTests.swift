@@ -153,6 +153,20 @@ final class DraftsTests: XCTestCase {
         try scratch.assertSameAsCleanBuild("one draft edited under a watch", includesDrafts: true)
     }
 
+    /// A listing's Markdown report marks a draft by its title, and has no `draft` column.
+    func testAListingsMarkdownReportMarksADraftByItsTitle() throws {
+        let config = site.appendingPathComponent("sitegen.yml")
+        try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "    feeds: [atom, rss]\n", with: "    feeds: [atom, rss]\n    formats: [html, md]\n")
+            .write(to: config, atomically: true, encoding: .utf8)
+        _ = try build(drafts: true)
+        let report = try text("index.md")
+        XCTAssertTrue(report.contains("[Secret plans (draft)](https://example.org/posts/secret/)"), report)
+        XCTAssertTrue(report.contains("[Welcome](https://example.org/posts/welcome/)"), report)
+        XCTAssertFalse(report.lowercased().contains("| draft"), report)
+        _ = try build(drafts: false)
+        XCTAssertFalse(try text("index.md").contains("Secret plans"))
+    }
+
     /// The `--drafts` build's count follows the drafts as they are made and published.
     func testTheCountOfDraftsFollowsTheirFrontMatter() throws {
         XCTAssertEqual(try build(drafts: true).drafts, 2)
