@@ -62,6 +62,8 @@ public struct BuildSummary: Sendable {
     public var nextURLRefresh: Double?
     /// Rows inserted, updated and deleted in the store by this build's load.
     public var rowsInserted = 0, rowsUpdated = 0, rowsDeleted = 0
+    /// How many Markdown drafts the build published (`--drafts`); nil when drafts are left out.
+    public var drafts: Int?
     /// Seconds spent in each stage, in order.
     public var stageSeconds: [(stage: String, seconds: Double)] = []
     /// What marks the last change any build made to the output (a new value each time one writes or deletes
@@ -165,6 +167,11 @@ public struct BuildSummary: Sendable {
         let fetches = urlsFetched + urlsNotModified + urlsFailed == 0 ? []
             : ["URLs: \(urlsFetched) fetched, \(urlsNotModified) unchanged (304), \(urlsFailed) failed"]
         return (lines.prefix(2) + fetches + lines.suffix(1)).joined(separator: "\n")
+    }
+
+    /// The line a `--drafts` build prints on standard error, so that its output is not deployed by mistake.
+    public var draftsLine: String? {
+        drafts.map { "including \($0) draft\($0 == 1 ? "" : "s") (--drafts): build without --drafts for the site you publish" }
     }
 
     /// The last line of a build with problems, printed with its messages (on standard error).

@@ -37,6 +37,9 @@ public struct SiteBuilder {
     var progressInterval = 0.5
     /// Told when another sitegen process is building this site: this build waits for it to finish.
     public var onWaitingForAnotherBuild: (() -> Void)?
+    /// Whether Markdown drafts (`draft: true`, `published: false`) are published, marked `draft` (`--drafts`).
+    /// A build whose flag differs from the last one's reads every Markdown file again (decisions.md 41b).
+    public var includesDrafts = false
     /// What a `watch` or `serve` keeps between its builds (controllers, the manifest's index, the store's
     /// connection); nil for a build that reads them from the store.
     public var session: BuildSession?
@@ -325,6 +328,7 @@ extension SiteBuilder {
         loader.outputFolder = outputDirectory.standardizedFileURL.path
         loader.progress = onLoadProgress
         loader.progressInterval = progressInterval
+        loader.includesDrafts = includesDrafts
         let loaded: CollectionLoader.Outcome
         do {
             loaded = try loader.load()
@@ -353,7 +357,19 @@ extension SiteBuilder {
             summary.rowsDeleted += changes.deleted.count
         }
         summary.warnings += try danglingReferences(config: config, store: store, changed: Set(loaded.changeset.tables.keys))
+        if includesDrafts { summary.drafts = try draftCount(config: config, store: store) }
         return loaded.changeset
+    }
+
+    /// How many drafts the store's Markdown tables hold: counted through each table's index on `draft`, so
+    /// the count costs the drafts, not the records.
+    private func draftCount(config: SiteConfig, store: SiteStore) throws -> Int {
+        var count = 0
+        for collection in config.collections where collection.kind == .markdown {
+            let rows = try store.database.fetchAll("SELECT count(*) AS drafts FROM \(quoteIdentifier(collection.name)) WHERE draft = 1")
+            count += Int(rows.first?["drafts"]?.int64Value ?? 0)
+        }
+        return count
     }
 
     /// Fetches the URL sources (as `network` says) into the store, and expands OPML subscription lists.

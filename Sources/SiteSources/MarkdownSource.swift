@@ -7,10 +7,12 @@ public struct MarkdownSource: Source {
     public let path: String
     /// The file as messages name it.
     public let displayName: String
-    /// Declared fields (from front matter) and their types; `body`, `slug` and `title` are filled by sitegen.
+    /// Declared fields (from front matter) and their types; `body`, `slug`, `title` and `draft` are filled by sitegen.
     public let fields: [(name: String, type: FieldType)]
     /// The zone of a datetime written without an offset (the site's `timeZone`); UTC when nil.
     public var timeZone: TimeZone?
+    /// Whether a draft is read as a record, its `draft` field true (`--drafts`); else a draft is no record.
+    public var includesDrafts = false
 
     /// Reads the Markdown file at `url`, typing the declared front matter `fields`.
     public init(url: URL, displayName: String, fields: [(name: String, type: FieldType)]) {
@@ -68,14 +70,16 @@ public struct MarkdownSource: Source {
         let text = try decodeText(input.readAll(), displayName: displayName)
         let document = try FrontMatterDocument(parsing: text, file: displayName)
         // A draft is not published: no record, so no page, no place in a listing, no neighbour (and a draft
-        // still being written is not held to its fields' types).
-        if Self.isUnpublished(document.fields) { return [] }
+        // still being written is not held to its fields' types). Under `--drafts` it is a record like any other.
+        let isDraft = Self.isUnpublished(document.fields)
+        if isDraft && !includesDrafts { return [] }
         let slug = Self.slug(ofPath: path)
         var values: [String: FieldValue] = [:]
         var warnings: [SourceError] = []
         for (name, type) in fields {
             switch (name, document.fields[name]) {
             case ("body", _): values[name] = .text(document.body)
+            case ("draft", _): values[name] = .bool(isDraft)
             case ("slug", nil): values[name] = .text(slug)
             case ("title", nil): values[name] = .text(slug)
             case (_, .text(let raw)?):

@@ -43,6 +43,9 @@ struct BuildCommand: ParsableCommand {
     @Flag(help: "Never touch the network: URL sources load the copies the store kept from their last fetch.")
     var offline = false
 
+    @Flag(help: SiteOptions.draftsHelp)
+    var drafts = false
+
     func validate() throws {
         try SiteOptions.validate(site: site, output: output)
         // Found before the build rather than after it has published.
@@ -65,6 +68,7 @@ struct BuildCommand: ParsableCommand {
         builder.onPublishProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "publishing") }
         builder.onWaitingForAnotherBuild = { printError("waiting for another sitegen building this site to finish") }
         builder.onFetchProgress = FetchProgressLine().show
+        builder.includesDrafts = drafts
         let summary: BuildSummary
         do {
             var options = SiteBuilder.Options(dryRun: plan, full: full)
@@ -99,6 +103,7 @@ struct BuildCommand: ParsableCommand {
         }
         for warning in summary.warnings { printError("warning: \(warning)") }
         for problem in summary.problems { printError("error: \(problem)") }
+        if let line = summary.draftsLine { printError(line) }
         if plan, !summary.plan.isEmpty { printSummary(summary.plan) }
         try writeReport(of: summary)
         printSummary(summary.report)

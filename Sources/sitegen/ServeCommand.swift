@@ -61,6 +61,8 @@ struct ServeCommand: ParsableCommand {
         }
         let first = session.firstBuild(full: full)
         printReport(first)
+        var draftsSaid: Int?
+        sayDrafts(of: first, said: &draftsSaid)
         showFailure(of: first, on: server)
         // Ctrl-C during the first build: it was the last, and nothing is served or watched.
         if session.isStopping {
@@ -72,6 +74,7 @@ struct ServeCommand: ParsableCommand {
         printLine("watching \(session.watchedNames) for changes")
         try session.watch { report in
             printReport(report)
+            sayDrafts(of: report, said: &draftsSaid)
             // Before the reload: a page that reloads asks for the failure again as it reconnects.
             showFailure(of: report, on: server)
             // Pages link under baseURL's path: the site is served where its links lead.

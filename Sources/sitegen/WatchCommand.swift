@@ -32,8 +32,10 @@ struct WatchCommand: ParsableCommand {
         if session.anotherWatchesTheSite {
             printError("warning: another sitegen watch or serve is already watching this site: each change will be built by both")
         }
+        var draftsSaid: Int?
         try session.run(fullFirstBuild: full) { report in
             printReport(report)
+            sayDrafts(of: report, said: &draftsSaid)
             // Ctrl-C during the first build: it was the last, and nothing is watched.
             if report.isFirst && !session.isStopping {
                 printLine("watching \(session.watchedNames) for changes (Ctrl-C to stop)")
@@ -52,6 +54,13 @@ struct SiteOptions: ParsableArguments {
 
     @Flag(help: "Never touch the network: URL sources load the copies the store kept, and are not fetched every refresh: interval.")
     var offline = false
+
+    @Flag(help: SiteOptions.draftsHelp)
+    var drafts = false
+
+    /// What `--drafts` does, as `build`, `watch` and `serve` say it.
+    static let draftsHelp = ArgumentHelp("Publish drafts too (front matter draft: true or published: false), each marked as a draft: "
+                                         + "to preview them, not to deploy.")
 
     func validate() throws {
         try Self.validate(site: site, output: output)
@@ -87,6 +96,7 @@ struct SiteOptions: ParsableArguments {
         builder.onRenderProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "rendering") }
         builder.onPublishProgress = { progress.show($0.line, elapsed: $0.elapsed, finished: $0.finished, verb: "publishing") }
         builder.onWaitingForAnotherBuild = { printError("waiting for another sitegen building this site to finish") }
+        builder.includesDrafts = drafts
         return builder
     }
 }
@@ -135,6 +145,14 @@ func printReport(_ report: RebuildReport) {
     if showsStageTimes, let stages = report.summary?.stageSeconds {
         printLine("  stages: " + stages.map { "\($0.stage) \(String(format: "%.1f", $0.seconds * 1000)) ms" }.joined(separator: ", "))
     }
+}
+
+/// Says on standard error how many drafts a `--drafts` build published, unless that is the number `said` last:
+/// at a watch's first build, and whenever a save changes it.
+func sayDrafts(of report: RebuildReport, said: inout Int?) {
+    guard let summary = report.summary, let drafts = summary.drafts, drafts != said, let line = summary.draftsLine else { return }
+    said = drafts
+    printError(line)
 }
 
 /// Whether a watch prints each build's stage times (`SITEGEN_STAGE_TIMES=1`).

@@ -31,15 +31,18 @@ struct ScratchSite {
         try? FileManager.default.removeItem(at: work)
     }
 
-    /// Fails unless the site's output folder holds exactly what a clean build of its sources writes.
-    func assertSameAsCleanBuild(_ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Fails unless the site's output folder holds exactly what a clean build of its sources writes (with
+    /// drafts when `includesDrafts`, as `--drafts` builds).
+    func assertSameAsCleanBuild(_ context: String, includesDrafts: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
         try? FileManager.default.removeItem(at: clean)
         try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
         for item in ["sitegen.yml", "content", "Templates", "static"]
         where FileManager.default.fileExists(atPath: site.appendingPathComponent(item).path) {
             try FileManager.default.copyItem(at: site.appendingPathComponent(item), to: clean.appendingPathComponent(item))
         }
-        _ = try SiteBuilder(root: clean).build()
+        var builder = SiteBuilder(root: clean)
+        builder.includesDrafts = includesDrafts
+        _ = try builder.build()
         let expected = try Self.files(under: clean.appendingPathComponent("output"))
         let actual = try Self.files(under: site.appendingPathComponent("output"))
         let missing = Set(expected.keys).subtracting(actual.keys).sorted()

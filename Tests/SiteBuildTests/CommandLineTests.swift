@@ -635,6 +635,33 @@ final class CommandLineTests: XCTestCase {
                        "error: no sitegen.yml in .: run sitegen new post in a site's folder, or pass it with --site\n")
     }
 
+    /// `build --drafts` publishes drafts, marked, and says how many on standard error; `build` alone leaves
+    /// them out again.
+    func testBuildDraftsPublishesDraftsMarkedAndSaysHowMany() throws {
+        let folder = try temporaryFolder()
+        XCTAssertEqual(try run(["new", "blog"], in: folder).status, 0)
+        let site = folder.appendingPathComponent("blog")
+        try "---\ntitle: Next steps\ndate: 2026-02-01T09:00:00Z\ndraft: true\n---\nNot yet.\n"
+            .write(to: site.appendingPathComponent("content/posts/next.md"), atomically: true, encoding: .utf8)
+        let page = site.appendingPathComponent("output/posts/next/index.html")
+        let plain = try run(["build"], in: site)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(plain.stderr, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: page.path))
+
+        let drafts = try run(["build", "--drafts"], in: site)
+        XCTAssertEqual(drafts.status, 0, drafts.stderr)
+        XCTAssertEqual(drafts.stderr, "including 1 draft (--drafts): build without --drafts for the site you publish\n")
+        XCTAssertTrue(drafts.stdout.hasPrefix("pages: "), drafts.stdout)
+        XCTAssertTrue(try String(contentsOf: page, encoding: .utf8).contains(#"<h1>Next steps<span class="draft">Draft</span></h1>"#))
+        let home = try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8)
+        XCTAssertTrue(home.contains(#"<a href="/posts/next/">Next steps</a><span class="draft">Draft</span>"#), home)
+
+        XCTAssertEqual(try run(["build"], in: site).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: page.path), "a build without the flag takes the draft away")
+        XCTAssertTrue(try run(["build", "--help"], in: site).stdout.contains("--drafts"))
+    }
+
     func testNewMakesASiteThatBuildsAndNeverWritesOverOne() throws {
         let folder = try temporaryFolder()
         let made = try run(["new", "blog"], in: folder)

@@ -84,6 +84,9 @@ final class TemplateEngineTests: XCTestCase {
         let pages: [[String: Any]] = other + [[
             "site": siteValues, "nav": nav, "pageTitle": "About", "pageURL": TemplateText("/about/", site: site), "title": "About", "body": "<p>About</p>",
             "record": ["description": TemplateText("What \"this\" is & isn't", site: site)],
+        ], [
+            "site": siteValues, "nav": nav, "pageTitle": "Plans", "pageURL": TemplateText("/plans/", site: site), "title": "Plans", "body": "<p>Soon</p>",
+            "record": ["draft": true],
         ]]
         return ["list": listings, "news": listings, "sections": [index], "detail": details, "404": other, "page": pages]
     }
@@ -94,7 +97,7 @@ final class TemplateEngineTests: XCTestCase {
         "pagination", "number", "pageCount", "rowCount", "first", "last", "prev", "next", "multiple", "pages",
         "current", "gap", "feeds", "format", "type", "section", "count", "index", "indexTitle", "sections",
         "groups", "sectionCount", "chart", "record", "body", "key", "city", "state", "acquirer", "cert", "closing_date", "fund",
-        "published", "author", "link", "summary", "date", "source_url", "tags", "description",
+        "published", "author", "link", "summary", "date", "source_url", "tags", "description", "draft",
     ]
 
     func testEveryTemplateOfTheExampleAndTheBenchmarkRendersAsSwiftMustacheRendersIt() throws {

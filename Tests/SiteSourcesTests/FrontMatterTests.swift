@@ -151,6 +151,19 @@ final class FrontMatterTests: XCTestCase {
         XCTAssertEqual(warnings, [], "the conventions need no declaring")
     }
 
+    func testWithDraftsIncludedADraftIsARecordWhoseDraftFieldIsTrue() throws {
+        let fields: [(name: String, type: FieldType)] = [("title", .text), ("draft", .bool)]
+        func draft(_ frontMatter: String) throws -> [FieldValue?] {
+            var source = MarkdownSource(path: "/p/post.md", displayName: "p/post.md", fields: fields)
+            source.includesDrafts = true
+            return try source.read(Data("---\ntitle: Post\n\(frontMatter)\n---\nBody\n".utf8)).records.map { $0.fields["draft"] }
+        }
+        XCTAssertEqual(try draft("draft: true"), [.bool(true)], "Hugo's convention")
+        XCTAssertEqual(try draft("published: false"), [.bool(true)], "Jekyll's")
+        XCTAssertEqual(try draft("draft: false"), [.bool(false)])
+        XCTAssertEqual(try draft("tags: [a]"), [.bool(false)], "no word of it: no draft")
+    }
+
     func testADuplicateKeyIsAnError() {
         XCTAssertThrowsError(try FrontMatterDocument(parsing: "---\ntitle: a\ntitle: b\n---\n", file: "a.md")) { error in
             XCTAssertEqual((error as? SourceError)?.line, 3)

@@ -35,6 +35,26 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
     }
 
+    /// `serve --drafts` serves drafts, marked, and says on standard error that it includes them; `serve`
+    /// alone has no page for them.
+    func testServeDraftsServesDraftsMarkedAndSaysSo() throws {
+        let site = try ExampleSite.copy(for: self)
+        try Data("---\ntitle: Plans\ndraft: true\n---\nNot yet.\n".utf8).write(to: site.appendingPathComponent("content/pages/plans.md"))
+        let serve = try RunningSitegen(["serve", "--drafts", "--site", site.path, "--port", "0"], in: site)
+        let port = try servedPort(serve)
+        XCTAssertTrue(serve.stderr.contains("including 1 draft (--drafts): build without --drafts for the site you publish\n"), serve.stderr)
+        let page = try RawHTTPConnection(port: port).request("/plans/")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.text.contains(#"<h1>Plans<span class="draft">Draft</span></h1>"#), page.text)
+        XCTAssertEqual(serve.stop(with: SIGINT), 0, serve.stderr)
+
+        let plain = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)
+        let plainPort = try servedPort(plain)
+        XCTAssertEqual(try RawHTTPConnection(port: plainPort).request("/plans/").status, 404)
+        XCTAssertFalse(plain.stderr.contains("draft"), plain.stderr)
+        XCTAssertEqual(plain.stop(with: SIGINT), 0, plain.stderr)
+    }
+
     func testAFailedBuildShowsItsErrorOverOpenPagesUntilABuildSucceeds() throws {
         let site = try ExampleSite.copy(for: self)
         let serve = try RunningSitegen(["serve", "--site", site.path, "--port", "0"], in: site)

@@ -45,6 +45,23 @@ final class WatchCommandTests: XCTestCase {
         try addACallReport(at: guides.appendingPathComponent("call-reports.md").path, in: site, watched: watch, shownAs: "content/pages/guides/call-reports.md")
     }
 
+    /// `watch --drafts` publishes drafts, marked, and says how many at its first build and whenever a save
+    /// changes their number.
+    func testWatchDraftsPublishesDraftsAndSaysSoWhenTheirNumberChanges() throws {
+        let site = try ExampleSite.copy(for: self)
+        try Data("---\ntitle: Plans\ndraft: true\n---\nNot yet.\n".utf8).write(to: site.appendingPathComponent("content/pages/plans.md"))
+        let watch = try RunningSitegen(["watch", "--drafts", "--site", site.path], in: site)
+        XCTAssertTrue(watch.waitFor("for changes"), "no first build: \(watch.stdout) \(watch.stderr)")
+        XCTAssertTrue(watch.stderr.contains("including 1 draft (--drafts): build without --drafts for the site you publish\n"), watch.stderr)
+        let plans = site.appendingPathComponent("output/plans/index.html")
+        XCTAssertTrue(plans.text.contains(#"<h1>Plans<span class="draft">Draft</span></h1>"#), plans.text)
+
+        try site.appendingPathComponent("content/pages/about.md").replace("title: About Failed Bank Watch\n", with: "title: About Failed Bank Watch\npublished: false\n")
+        XCTAssertTrue(watch.waitFor("including 2 drafts (--drafts)", inStandardError: true), watch.stderr)
+        XCTAssertTrue(poll(timeout: 10) { site.appendingPathComponent("output/about/index.html").text.contains(#"<span class="draft">Draft</span>"#) })
+        XCTAssertEqual(watch.stop(), 0)
+    }
+
     /// Renames Capitol Bank in the records file `csv` and checks that its page changes within a second and
     /// that the watch's line names the file as `shown`.
     private func renameCapitolBank(in csv: URL, shownAs shown: String, site: URL, watched watch: RunningSitegen) throws {

@@ -428,6 +428,15 @@ public struct CollectionConfig: Sendable {
             for implicit in ["title", "body", "slug"] where !fields.contains(where: { $0.0 == implicit }) {
                 fields.append((implicit, .text))
             }
+            // Whether the file is a draft, which only a `--drafts` build publishes: the mark templates show.
+            if let declared = fields.first(where: { $0.0 == "draft" }) {
+                guard declared.1 == .bool else {
+                    throw ConfigError(file: reader.file, at: fieldMarks["draft"], reason: "'draft' of Markdown collection '\(name)' is "
+                        + "sitegen's: true for a draft that a --drafts build publishes; declare it bool, or remove it")
+                }
+            } else {
+                fields.append(("draft", .bool))
+            }
         }
         self.kind = kind
         self.sources = sources

@@ -171,6 +171,7 @@ th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #d7dbe2}
 .pagination .current{background:#1d2330;color:#fff}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .neighbours{display:flex;justify-content:space-between;gap:1rem;margin:2rem 0;border-top:1px solid #d7dbe2;padding-top:1rem}
+.draft{display:inline-block;margin-left:.5rem;padding:0 .4rem;border:1px solid #b45309;border-radius:4px;background:#fff7ed;color:#9a3412;font-size:.75rem;font-weight:600;letter-spacing:.05em;text-transform:uppercase;vertical-align:middle}
 footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 </style>
 </head>
@@ -197,7 +198,7 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 <ul class="posts">
 {{#items}}
 <li>
-<h2>{{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}{{title}}{{/url}}</h2>
+<h2>{{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}{{title}}{{/url}}{{#draft}}<span class="draft">Draft</span>{{/draft}}</h2>
 {{#fields}}{{#first()}}<p class="meta">{{/first()}}<span class="field"><span class="label">{{label}}</span> {{>field}}</span>{{#last()}}</p>{{/last()}}
 {{/fields}}
 {{#description}}<p>{{description}}</p>{{/description}}
@@ -212,7 +213,7 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 {{<base}}
 {{$content}}
 <article>
-<h1>{{title}}</h1>
+<h1>{{title}}{{#record}}{{#draft}}<span class="draft">Draft</span>{{/draft}}{{/record}}</h1>
 {{#record}}{{#fields}}{{#first()}}<dl class="fields">
 {{/first()}}<dt>{{label}}</dt><dd>{{>field}}</dd>
 {{#last()}}</dl>
@@ -230,7 +231,7 @@ footer{margin:3rem 0 1rem;color:#5b6270;font-size:.875rem}
 {{<base}}
 {{$content}}
 <article>
-<h1>{{title}}</h1>
+<h1>{{title}}{{#record}}{{#draft}}<span class="draft">Draft</span>{{/draft}}{{/record}}</h1>
 {{{body}}}
 </article>
 {{/content}}

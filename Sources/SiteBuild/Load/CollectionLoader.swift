@@ -27,6 +27,9 @@ struct CollectionLoader {
     /// The kept bodies of the URL sources (`RemoteRefresh`), read in place of files; a URL without one
     /// (never fetched) is no source of this load.
     var remote: [String: RemoteBody] = [:]
+    /// Whether Markdown drafts are records (`--drafts`). Part of a Markdown table's schema, so that a build
+    /// whose flag differs from the last one's reads every Markdown file again (decisions.md 41b).
+    var includesDrafts = false
 
     struct Outcome {
         var changeset = Changeset()
@@ -108,7 +111,7 @@ struct CollectionLoader {
     /// The collection's files and sources to load, from every source's status or, when `changedOnly` and
     /// they suffice, from the changed paths alone.
     private func plan(of collection: CollectionConfig, changedOnly: Bool) throws -> CollectionPlan {
-        let schema = Self.schema(for: collection, listings: config.listings, timeZone: config.timeZone)
+        let schema = Self.schema(for: collection, listings: config.listings, timeZone: config.timeZone, includesDrafts: includesDrafts)
         // Feeds are read all together when one changed, and are few: they are always looked at whole.
         if changedOnly, collection.kind != .feed, let changed = try changedFiles(of: collection) {
             return CollectionPlan(collection: collection, schema: schema, files: changed.files, unchangedFiles: UnchangedFiles(),
@@ -774,7 +777,8 @@ struct CollectionLoader {
 
     /// The source that reads `file`, whose full path is `path` when the caller has made it already.
     private func source(for collection: CollectionConfig, file: String, at path: String? = nil) -> any Source {
-        Self.source(for: collection, at: path.map { .path($0) } ?? .url(url(of: file)), displayName: file, timeZone: config.timeZone)
+        Self.source(for: collection, at: path.map { .path($0) } ?? .url(url(of: file)), displayName: file, timeZone: config.timeZone,
+                    includesDrafts: includesDrafts)
     }
 
     /// Where a source file is: a URL, or a full path (a Markdown file per record is read without making a URL
@@ -792,8 +796,10 @@ struct CollectionLoader {
     }
 
     /// The source that reads a file of `collection`, named `displayName` in messages, as a build reads it
-    /// (datetimes without an offset in `timeZone`): `sitegen parse` shows what a build stores.
-    static func source(for collection: CollectionConfig, at location: FileLocation, displayName: String, timeZone: TimeZone?) -> any Source {
+    /// (datetimes without an offset in `timeZone`, drafts as records when `includesDrafts`): `sitegen parse`
+    /// shows what a build stores.
+    static func source(for collection: CollectionConfig, at location: FileLocation, displayName: String, timeZone: TimeZone?,
+                       includesDrafts: Bool = false) -> any Source {
         switch collection.kind {
         case .csv:
             var source = CSVSource(url: location.url, displayName: displayName, key: collection.key!, fields: collection.fields)
@@ -814,12 +820,16 @@ struct CollectionLoader {
             }
             var source = MarkdownSource(path: path, displayName: displayName, fields: collection.fields)
             source.timeZone = timeZone
+            source.includesDrafts = includesDrafts
             return source
         }
     }
 
-    /// The table for a collection: a column per field, indexes for the fields its listings sort on first.
-    static func schema(for collection: CollectionConfig, listings: [ListingConfig], timeZone: TimeZone?) -> CollectionSchema {
+    /// The table for a collection: a column per field, indexes for the fields its listings sort on first
+    /// (and, for Markdown under `includesDrafts`, for `draft`, which each build counts).
+    static func schema(for collection: CollectionConfig, listings: [ListingConfig], timeZone: TimeZone?, includesDrafts: Bool = false)
+        -> CollectionSchema
+    {
         let columns = collection.fields.map { field -> (String, CollectionSchema.ColumnType) in
             switch field.type {
             case .integer, .bool: return (field.name, .integer)
@@ -847,8 +857,11 @@ struct CollectionLoader {
         // "web bases" that only an http(s) address is a base (issue 40), so that a store of an earlier build
         // reads its feeds again once.
         let links = collection.kind == .feed ? " links=srcset,web-bases" : ""
+        // Drafts are records or not: the flag flipped, the files are read again, as a clean build with it reads them.
+        let drafts = collection.kind == .markdown && includesDrafts ? " drafts" : ""
+        if !drafts.isEmpty && !indexed.contains("draft") { indexed.append("draft") }
         return CollectionSchema(table: collection.name, columns: columns, indexedColumns: indexed,
-                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)\(zone)\(links)")
+                                origin: "\(collection.kind.rawValue) key=\(collection.key ?? "") types=\(types)\(zone)\(links)\(drafts)")
     }
 
     /// Whether `text` has a line feed, found by `memchr`: a body's kilobytes, not broken into characters.

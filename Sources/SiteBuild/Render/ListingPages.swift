@@ -290,12 +290,14 @@ extension PageRenderer {
         let columns = collection.fields.filter { field in
             field.name != titleField && field.name != collection.detail?.bodyField && field.type != .list
                 && !["title", "body", "content", "summary", "slug"].contains(field.name)
+                && !(collection.kind == .markdown && field.name == "draft")
         }
         let numeric = Set(columns.indices.filter { [.integer, .real].contains(columns[$0].type) }.map { $0 + 1 })
         let table = MarkdownReport.table(
             headers: ["Title"] + columns.map(\.name), rightAligned: numeric,
             rows: rows.map { row in
-                let name = presenter.title(row)
+                // A draft (`--drafts`) is marked by its title, as the HTML pages mark it.
+                let name = presenter.title(row) + (collection.kind == .markdown && row["draft"]?.int64Value == 1 ? " (draft)" : "")
                 let first = presenter.detailPath(row).map { MarkdownReport.link(name, reportLink(presenter.url($0))) } ?? MarkdownReport.cell(name)
                 return [first] + columns.map { column in
                     let value = row[column.name]
