@@ -65,6 +65,41 @@ struct OrderedRows: Sendable {
         recomputeStarts(from: 0)
     }
 
+    /// Rows made a chunk at a time while a fetch reads them in order. Gathered in one array first, a
+    /// million rows were held twice (the array, then the chunks copied from it) and the array grown by
+    /// doubling: a fifth of a 1,000,000-record build's peak memory (decisions.md 39f).
+    struct Filling {
+        private var rows: OrderedRows
+        private var pending: [Entry] = []
+
+        /// No rows yet, ordered by `ordering`.
+        init(ordering: RowOrdering) {
+            rows = OrderedRows(ordering: ordering, sortedEntries: [])
+            pending.reserveCapacity(OrderedRows.initialChunkFill)
+        }
+
+        /// How many rows were added.
+        private(set) var count = 0
+
+        /// Adds `entry`, which sorts after every row added before it.
+        mutating func append(_ entry: Entry) {
+            pending.append(entry)
+            count += 1
+            guard pending.count == OrderedRows.initialChunkFill else { return }
+            rows.append(loadedChunk: pending)
+            pending = []
+            pending.reserveCapacity(OrderedRows.initialChunkFill)
+        }
+
+        /// The rows added, in their order.
+        mutating func finish() -> OrderedRows {
+            if !pending.isEmpty { rows.append(loadedChunk: pending) }
+            pending = []
+            rows.recomputeStarts(from: 0)
+            return rows
+        }
+    }
+
     /// Rows as a snapshot's header describes them; every chunk is decoded from `source` when first needed.
     init(ordering: RowOrdering, header: SnapshotHeader, source: ChunkSource) {
         self.ordering = ordering

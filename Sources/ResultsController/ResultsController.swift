@@ -145,7 +145,7 @@ public final class ResultsController {
 
     private func fetchAndCache() throws {
         let generation = database.generation
-        try install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
+        try install(try fetchRows(progress: fetchProgress))
         self.generation = generation
         cacheIsStale = true
         if savesCacheAfterFetch { try persistCache() }
@@ -156,35 +156,36 @@ public final class ResultsController {
     public func performFetch(progress: @escaping @Sendable (Int) -> Void) async throws {
         let interrupter = database.interrupter
         let generation = database.generation
-        let entries = try await withTaskCancellationHandler {
+        let rows = try await withTaskCancellationHandler {
             try Task.checkCancellation()
             do {
-                return try fetchEntries(progress: progress, checksCancellation: true)
+                return try fetchRows(progress: progress, checksCancellation: true)
             } catch let error as SQLiteError where error.isInterrupt {
                 throw CancellationError()
             }
         } onCancel: {
             interrupter.interrupt()
         }
-        try install(OrderedRows(ordering: compiled.ordering, sortedEntries: entries))
+        let count = rows.count
+        try install(rows)
         self.generation = generation
         cacheIsStale = true
         try persistCache()
-        progress(entries.count)
+        progress(count)
     }
 
     /// Reads every matching row's id, version and keys, in order.
-    func fetchEntries(progress: ((Int) -> Void)?, checksCancellation: Bool = false) throws -> [OrderedRows.Entry] {
-        var entries: [OrderedRows.Entry] = []
+    func fetchRows(progress: ((Int) -> Void)?, checksCancellation: Bool = false) throws -> OrderedRows {
+        var filling = OrderedRows.Filling(ordering: compiled.ordering)
         let statement = try database.makeStatement(compiled.keysQuery)
         try statement.forEachRow(request.arguments) { row in
-            entries.append(compiled.entry(from: row))
-            if entries.count % 10_000 == 0 {
-                progress?(entries.count)
+            filling.append(compiled.entry(from: row))
+            if filling.count % 10_000 == 0 {
+                progress?(filling.count)
                 if checksCancellation, Task.isCancelled { throw CancellationError() }
             }
         }
-        return entries
+        return filling.finish()
     }
 
     /// Installs `rows` with their sections: given (from a snapshot's header), or counted a run at a
@@ -272,7 +273,7 @@ public final class ResultsController {
     func refetchAfterDamage() throws {
         let generation = database.generation
         do {
-            try install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: nil)))
+            try install(try fetchRows(progress: nil))
         } catch {
             releaseResults()
             throw error
@@ -615,7 +616,7 @@ public final class ResultsController {
         let oldKeys = keysByID()
         prepare()
         batchCache.removeAll()
-        try install(OrderedRows(ordering: compiled.ordering, sortedEntries: try fetchEntries(progress: fetchProgress)))
+        try install(try fetchRows(progress: fetchProgress))
         let newKeys = keysByID()
         let newPlaces = try currentPlaces()
         let comparesVersions = request.versionColumn != nil

@@ -50,7 +50,7 @@ final class RowOrderingTests: XCTestCase {
             }
             let controller = try ResultsController(database: database, request: FetchRequest(table: "items", sortDescriptors: descriptors))
             // The keys as a fetch encodes them, in SQLite's order; shuffled and sorted again by the comparison.
-            let entries = try controller.fetchEntries(progress: nil)
+            let entries = Array(try controller.fetchRows(progress: nil).chunks.joined())
             let ordering = controller.compiled.ordering
             let sorted = entries.shuffled(using: &random).sorted { ordering.precedes($0.key, $0.id, $1.key, $1.id) }
             if let first = entries.indices.first(where: { sorted[$0].id != entries[$0].id }) {

@@ -139,6 +139,32 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(try String(contentsOf: site.appendingPathComponent("output/index.html"), encoding: .utf8).contains("Failed banks, newest first"))
     }
 
+    func testTwoRecordsAtOneDetailPathAreReportedAndTheFirstKeepsIt() throws {
+        // Pages published by their title: two pages given one title want one address.
+        let config = site.appendingPathComponent("sitegen.yml")
+        let settings = try String(contentsOf: config, encoding: .utf8)
+        try settings.replacingOccurrences(of: "      path: /{key}/\n      template: page", with: "      path: /p/{title}/\n      template: page")
+            .write(to: config, atomically: true, encoding: .utf8)
+        let methodology = site.appendingPathComponent("content/pages/methodology.md")
+        let text = try String(contentsOf: methodology, encoding: .utf8)
+        try text.replacingOccurrences(of: "title: How the list is kept", with: "title: About Failed Bank Watch")
+            .write(to: methodology, atomically: true, encoding: .utf8)
+        // Built again with nothing changed, and after an edit of the second, the clash is reported again.
+        for build in 1...3 {
+            if build == 3 { try (text.replacingOccurrences(of: "title: How the list is kept", with: "title: About Failed Bank Watch") + "\nEdited.\n")
+                .write(to: methodology, atomically: true, encoding: .utf8) }
+            let summary = try SiteBuilder(root: site).build()
+            XCTAssertFalse(summary.succeeded, "build \(build)")
+            XCTAssertEqual(summary.problems.map(\.description), ["content/pages/methodology.md:1: record 'methodology' would be published at "
+                + "/p/about-failed-bank-watch/, which record 'about' already has; make '/p/{title}/' unique"], "build \(build)")
+            let page = try String(contentsOf: site.appendingPathComponent("output/p/about-failed-bank-watch/index.html"), encoding: .utf8)
+            XCTAssertTrue(page.contains("lists every bank closed"), "build \(build): the first record keeps the page")
+        }
+        try text.write(to: methodology, atomically: true, encoding: .utf8)
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        try assertSameAsCleanBuild("the second page given its own title again")
+    }
+
     func testATemplateEditRendersThePagesThatUseItAndNothingElse() throws {
         let first = try SiteBuilder(root: site).build()
         let newsPages = first.rendered.map(\.path).filter { $0.hasPrefix("news/") && !$0.hasPrefix("news/topics/") && $0.split(separator: "/").count <= 4 && ($0 == "news/index.html" || $0.hasPrefix("news/page/")) }

@@ -76,6 +76,11 @@ final class RenderPlan: @unchecked Sendable {
         manifest.slot(of: path).map { manifest.entry(at: $0) }
     }
 
+    /// The key of the record of `owner` this build planned at `path`, if one is (a detail page of its own).
+    func plannedRecordKey(of path: String, owner: String) -> String? {
+        lock.withLock { changed[path].flatMap { $0.owner == owner && $0.record != 0 ? $0.key : nil } }
+    }
+
     /// Marks the last build's files at `slots` as visited by this build: unless planned again, they are gone.
     /// (Nothing to do when the plan visits everything.)
     func visit(_ slots: some Sequence<Int>) {

@@ -22,9 +22,8 @@ extension PageRenderer {
         let offsets = detailOffsetsToVisit(of: collection, delta: delta, dirty: dirty, controller: controller)
         let rows = RowVersions(controller, whole: offsets == nil)
         let count = rows.count
-        // Who has each page: records rendered by path, records kept by their place in the last manifest
-        // (a string per kept page cost more than the rest of keeping it).
-        var owners: [String: String] = [:]
+        // Who has each page: records planned by this build are in the plan, records kept by their place in
+        // the last manifest (a string per page, held to the end, was 150 MB at 1,000,000 records).
         var ownedSlots = SlotMarks(count: plan.slotCount, dense: offsets == nil)
         var problems: [SourceError] = []
         let throttle = ProgressThrottle(step: "detail pages of \(collection.name)", total: count, report: progress)
@@ -90,7 +89,7 @@ extension PageRenderer {
             guard let path = try link(offset).path else { continue }
             let key = row["_key"]?.stringValue ?? "", file = String(path.dropFirst()) + "index.html"
             let slot = plan.slot(of: file)
-            if let owner = owners[file] ?? slot.flatMap({ ownedSlots[$0] ? plan.previous(file)?.key : nil }) {
+            if let owner = plan.plannedRecordKey(of: file, owner: collection.name) ?? slot.flatMap({ ownedSlots[$0] ? plan.previous(file)?.key : nil }) {
                 let source = row["_source"]?.stringValue ?? collection.name
                 let line = row["_line"]?.int64Value.map(Int.init)
                 plan.noteCollision()
@@ -105,7 +104,6 @@ extension PageRenderer {
                                                 + "give one of them another path"))
                 continue
             }
-            owners[file] = key
             if let slot { ownedSlots[slot] = true }
             let record = PageRecord(inputs: nil, hash: 0, owner: collection.name, record: id, key: key)
             guard plan.needsRender([file], inputs: pageInputs, about: record, dirty: dirty.contains(id) || last?.path != file,
