@@ -69,6 +69,15 @@ print(String(format: "without highlighting: %.1f µs CPU a page", plain))
 print(String(format: "with highlighting:    %.1f µs CPU a page (%.1f× ; +%.1f µs)", highlighted, highlighted / plain, highlighted - plain))
 print(String(format: "once a process: opening the definitions %.1f ms; the first page (loading 4 languages) %.1f ms", opened, loaded))
 
+// Which languages' definitions cost most: one block of 30 lines each, highlighted alone.
+let blockCosts = ["python", "sh", "c", "javascript"].map { language -> String in
+    let markdown = block(language, lines: 30), renderer = MarkdownRenderer(highlighter: highlighter)
+    let start = cpuSeconds()
+    for _ in 0..<max(1, pages / 4) { _ = renderer.html(markdown) }
+    return String(format: "%@ %.0f µs", language, (cpuSeconds() - start) / Double(max(1, pages / 4)) * 1e6)
+}
+print("a block of 30 lines alone: " + blockCosts.joined(separator: ", "))
+
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let pooled = MarkdownRenderer(highlighter: CodeHighlighter(limit: cores)), locked = MarkdownRenderer(highlighter: CodeHighlighter(limit: 1))
 _ = (throughput(pooled, pages: cores * 4), throughput(locked, pages: 4))
