@@ -77,6 +77,16 @@ final class CodeHighlightingTests: XCTestCase {
         XCTAssertEqual(html, "<pre><code class=\"language-Python\"><span class=\"sg-meta\">import</span> os\n</code></pre>\n")
     }
 
+    /// A template's `{{{markdown(notes)}}}` highlights as a page's body does, when the site does.
+    func testTheMarkdownHelperHighlightsWhenTheSiteDoes() {
+        let notes = "```python\nx = 1\n```\n"
+        let on = TemplateText.Site(baseURL: "/", allowsRawHTML: false, highlighter: .shared)
+        let off = TemplateText.Site(baseURL: "/", allowsRawHTML: false)
+        XCTAssertEqual(TemplateText(notes, site: on).helper("markdown"),
+                       "<pre><code class=\"language-python\">x = <span class=\"sg-number\">1</span>\n</code></pre>\n")
+        XCTAssertEqual(TemplateText(notes, site: off).helper("markdown"), "<pre><code class=\"language-python\">x = 1\n</code></pre>\n")
+    }
+
     /// Without the library's definitions (a binary copied to another machine), nothing is highlighted and
     /// the reason is told; nothing fails.
     func testMissingDefinitionsLeaveCodeAsItWas() throws {
