@@ -49,12 +49,16 @@ let package = Package(
         ),
         // Linux system calls Glibc's module leaves out (renameat2's exchange).
         .systemLibrary(name: "CLinux"),
+        // GNU source-highlight (Debian's libsource-highlight-dev), which colours fenced code: a C++ library,
+        // so a small C++ target gives Swift a C face on it (decisions.md 41c). The bridge calls no boost::regex
+        // itself: the library brings its own libboost_regex.
+        .target(name: "CSourceHighlight", linkerSettings: [.linkedLibrary("source-highlight")]),
 
         // Pipeline stages, lowest first (DESIGN.md: left may import right, never the reverse).
         .target(name: "SiteStore", dependencies: ["CSQLite"]),
         .target(name: "ResultsController", dependencies: ["SiteStore"]),
         .target(name: "SiteSources", dependencies: ["Yams"]),
-        .target(name: "SiteRender", dependencies: ["CCmarkGFM", "CLibXML2"]),
+        .target(name: "SiteRender", dependencies: ["CCmarkGFM", "CLibXML2", "CSourceHighlight"]),
         // The HTTP(S) fetcher for remote sources: conditional GETs, redirects, caps, a limit per host.
         .target(name: "SiteFetch", dependencies: [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -90,6 +94,8 @@ let package = Package(
         // Template rendering, sitegen's engine against swift-mustache's (`swift run -c release TemplateBenchmark`).
         .executableTarget(name: "TemplateBenchmark", dependencies: ["SiteRender", .product(name: "Mustache", package: "swift-mustache")],
                           path: "Benchmarks/TemplateBenchmark"),
+        // Markdown pages with fenced code, with and without server-side highlighting (decisions.md 41c).
+        .executableTarget(name: "HighlightBenchmark", dependencies: ["SiteRender"], path: "Benchmarks/HighlightBenchmark"),
         // The physical floors of a full build (writing, SQLite, cmark-gfm) with nothing of sitegen's: scripts/bench-vs-hugo.
         .executableTarget(name: "FloorBenchmark", dependencies: ["CSQLite", "CCmarkGFM", "CLinux"], path: "Benchmarks/FloorBenchmark",
                           linkerSettings: mimalloc),

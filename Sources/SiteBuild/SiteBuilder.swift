@@ -346,7 +346,7 @@ extension SiteBuilder {
             of: unreadable.map(\.file), replaced: remote.replaced,
             reasons: Dictionary(unreadable.map { ($0.file, $0.description) }) { first, _ in first })
         summary.warnings += config.collections.flatMap { $0.hiddenFields(file: config.file) }
-            + untitledFeeds(config) + loaded.warnings
+            + untitledFeeds(config) + highlightingProblem(config) + loaded.warnings
         summary.sourcesRead = loaded.sourcesRead
         summary.sourcesUnchanged = loaded.sourcesUnchanged
         summary.sourcesSameBytes = loaded.sourcesSameBytes
@@ -370,6 +370,15 @@ extension SiteBuilder {
             count += Int(rows.first?["drafts"]?.int64Value ?? 0)
         }
         return count
+    }
+
+    /// The warning that fenced code is left unhighlighted although `highlight:` asks for it: the library's
+    /// language definitions cannot be read (a binary copied to a machine without them). Never an error: the
+    /// pages are as with `highlight: false`.
+    private func highlightingProblem(_ config: SiteConfig) -> [SourceError] {
+        guard config.highlightsCode, let problem = CodeHighlighter.shared.problem else { return [] }
+        return [SourceError(file: config.file, reason: "fenced code is not highlighted: \(problem); "
+            + "install Debian's libsource-highlight-common (or point SOURCE_HIGHLIGHT_DATADIR at its files), or set highlight: false")]
     }
 
     /// Fetches the URL sources (as `network` says) into the store, and expands OPML subscription lists.

@@ -12,10 +12,15 @@ public struct MarkdownRenderer: Sendable {
     /// the site's root (`[About](/about/)`) lead under it (`/project/about/`), as the site's own links do.
     public var basePath: String
 
-    /// Makes a renderer; raw HTML is omitted unless allowed.
-    public init(allowsRawHTML: Bool = false, basePath: String = "/") {
+    /// What colours fenced code in a language it knows (`highlight:` in `sitegen.yml`); nil leaves every block
+    /// as `<pre><code class="language-…">` for a highlighter in the browser.
+    public var highlighter: CodeHighlighter?
+
+    /// Makes a renderer; raw HTML is omitted unless allowed, and code is not highlighted unless given a highlighter.
+    public init(allowsRawHTML: Bool = false, basePath: String = "/", highlighter: CodeHighlighter? = nil) {
         self.allowsRawHTML = allowsRawHTML
         self.basePath = basePath
+        self.highlighter = highlighter
     }
 
     /// The HTML for `markdown`.
@@ -61,7 +66,10 @@ public struct MarkdownRenderer: Sendable {
         defer { cmark_node_free(document) }
         let extensions = cmark_parser_get_syntax_extensions(parser)
         if basePath != "/" { Self.rebase(document, under: basePath) }
-        let headings = Self.headings(in: document)
+        var headingNodes: [OpaquePointer] = [], codeBlocks: [OpaquePointer] = []
+        Self.collectBlocks(under: document, headings: &headingNodes, codeBlocks: &codeBlocks)
+        if let highlighter { Self.highlight(codeBlocks, with: highlighter) }
+        let headings = Self.headings(headingNodes)
         if idsInHTML {
             guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
             defer { free(rendered) }
@@ -71,6 +79,23 @@ public struct MarkdownRenderer: Sendable {
         guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
         defer { free(rendered) }
         return String(cString: rendered)
+    }
+
+    /// Replaces each fenced block of `codeBlocks` in a language `highlighter` knows by the same `<pre><code
+    /// class="language-…">` with its tokens in spans (a custom block, which cmark-gfm writes as it is).
+    /// Others stay as cmark-gfm writes them.
+    private static func highlight(_ codeBlocks: [OpaquePointer], with highlighter: CodeHighlighter) {
+        for block in codeBlocks {
+            // As cmark-gfm names a block's language: the info string's first word.
+            guard let info = cmark_node_get_fence_info(block), let literal = cmark_node_get_literal(block) else { continue }
+            let language = String(cString: info).prefix { !" \t\n\r\u{0B}\u{0C}".contains($0) }
+            guard !language.isEmpty, let code = highlighter.html(of: String(cString: literal), language: String(language)),
+                  let custom = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK) else { continue }
+            cmark_node_set_on_enter(custom, "<pre><code class=\"language-" + escapeXML(String(language)) + "\">" + code + "</code></pre>\n")
+            cmark_node_set_on_exit(custom, "")
+            cmark_node_replace(block, custom)
+            cmark_node_free(block)
+        }
     }
 
     /// Puts the links and images of `document` written from the site's root (`/about/`, not `//host/` nor one
@@ -98,11 +123,9 @@ public struct MarkdownRenderer: Sendable {
         let slug: String
     }
 
-    /// The document's headings in document order, each with GitHub's anchor for its text (`## Closing date`
+    /// The headings `nodes`, in document order, each with GitHub's anchor for its text (`## Closing date`
     /// is `closing-date`, a repeat `closing-date-1`).
-    private static func headings(in document: OpaquePointer) -> [Heading] {
-        var nodes: [OpaquePointer] = []
-        collectHeadings(under: document, into: &nodes)
+    private static func headings(_ nodes: [OpaquePointer]) -> [Heading] {
         // As github-slugger counts: a repeat takes the next free `-n`, and every id given is taken, so a
         // heading whose own text is `Intro 1` after two `Intro`s is `intro-1-1`.
         var repeats: [String: Int] = [:]
@@ -186,16 +209,18 @@ public struct MarkdownRenderer: Sendable {
         }
     }
 
-    /// Adds the headings among `node`'s blocks, in document order. Only blocks are walked: a heading is
-    /// a block, never inside a paragraph's or heading's inlines, which are most of a document's nodes.
-    /// The walk keeps no stack (a line of 100,000 list markers nests 100,000 blocks, deeper than a thread's
-    /// stack took as calls).
-    private static func collectHeadings(under root: OpaquePointer, into headings: inout [OpaquePointer]) {
+    /// Adds the headings and (when asked for) the code blocks among `node`'s blocks, in document order. Only
+    /// blocks are walked: a heading is a block, never inside a paragraph's or heading's inlines, which are
+    /// most of a document's nodes. The walk keeps no stack (a line of 100,000 list markers nests 100,000
+    /// blocks, deeper than a thread's stack took as calls).
+    private static func collectBlocks(under root: OpaquePointer, headings: inout [OpaquePointer], codeBlocks: inout [OpaquePointer]) {
         var current = cmark_node_first_child(root)
         while let block = current {
             let type = cmark_node_get_type(block)
             if type == CMARK_NODE_HEADING {
                 headings.append(block)
+            } else if type == CMARK_NODE_CODE_BLOCK {
+                codeBlocks.append(block)
             } else if type != CMARK_NODE_PARAGRAPH, Int32(type.rawValue) & CMARK_NODE_TYPE_MASK == CMARK_NODE_TYPE_BLOCK,
                       let first = cmark_node_first_child(block) {
                 current = first

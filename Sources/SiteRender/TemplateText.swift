@@ -26,13 +26,16 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         public let basePath: String
         /// The zone the date helpers show a `datetime` in (`timeZone:`); UTC, as stored, when nil.
         public let timeZone: TimeZone?
+        /// What highlights fenced code in Markdown (`highlight:`); nil when it is off.
+        public let highlighter: CodeHighlighter?
         /// A Gregorian calendar in `timeZone`, made once: the date helpers of every row of every page use it.
         let calendar: Calendar?
 
         /// Describes the site.
-        public init(baseURL: String, allowsRawHTML: Bool, timeZone: TimeZone? = nil, basePath: String = "/") {
+        public init(baseURL: String, allowsRawHTML: Bool, timeZone: TimeZone? = nil, basePath: String = "/", highlighter: CodeHighlighter? = nil) {
             self.baseURL = baseURL
             self.allowsRawHTML = allowsRawHTML
+            self.highlighter = highlighter
             self.basePath = basePath
             self.timeZone = timeZone
             calendar = timeZone.map { zone in
@@ -89,7 +92,8 @@ public struct TemplateText: CustomStringConvertible, Sendable {
         case "date", "month", "year": return calendarText(site?.calendar.map { localDay(of: text, in: $0) } ?? text, style: name)
         case "number": return groupedNumber(text)
         case "excerpt": return excerpt(text, limit: 160)
-        case "markdown": return MarkdownRenderer(allowsRawHTML: site?.allowsRawHTML ?? false, basePath: site?.basePath ?? "/").html(text)
+        case "markdown":
+            return MarkdownRenderer(allowsRawHTML: site?.allowsRawHTML ?? false, basePath: site?.basePath ?? "/", highlighter: site?.highlighter).html(text)
         // A feed's HTML anywhere a template prints it (`{{{sanitized(summary)}}}`), as `format: sanitized` makes a body.
         case "sanitized": return HTMLSanitizer.sanitize(text)
         case "absolute": return site?.absoluteURL(text) ?? text

@@ -12,6 +12,13 @@ public struct SiteConfig: Sendable {
     public var baseURL: String
     /// Whether raw HTML in Markdown (and HTML bodies from feeds) is published as is.
     public var allowsRawHTML: Bool
+    /// Whether fenced code is highlighted on the server (`highlight:`, on unless `false`).
+    public var highlightsCode = true
+    /// What highlights fenced code: nil when `highlight: false`, or when the library's language definitions
+    /// cannot be read (then the build warns once, and pages are as with `highlight: false`).
+    public var codeHighlighter: CodeHighlighter? {
+        highlightsCode && CodeHighlighter.shared.problem == nil ? CodeHighlighter.shared : nil
+    }
     /// Collections in declaration order.
     public var collections: [CollectionConfig]
     /// Listings in declaration order.
@@ -28,7 +35,7 @@ public struct SiteConfig: Sendable {
     public var timeZone: TimeZone?
     /// The site as templates' helpers see it.
     public var templateSite: TemplateText.Site {
-        TemplateText.Site(baseURL: baseURL, allowsRawHTML: allowsRawHTML, timeZone: timeZone, basePath: basePath)
+        TemplateText.Site(baseURL: baseURL, allowsRawHTML: allowsRawHTML, timeZone: timeZone, basePath: basePath, highlighter: codeHighlighter)
     }
     /// The site's own values for templates (`params:` in `sitegen.yml`, as Hugo's), read as `{{site.params.author}}`.
     public var params: [String: ParamValue] = [:]
@@ -76,10 +83,13 @@ public struct SiteConfig: Sendable {
         return afterHost == url.endIndex ? "" : String(url[afterHost...])
     }
 
-    /// The fingerprint of the settings every page shows (title, baseURL, unsafe): when it changes, every page is rendered again.
+    /// The fingerprint of the settings every page shows (title, baseURL, unsafe, highlight): when it changes,
+    /// every page is rendered again.
     public var settingsFingerprint: Int64 {
         // Every page may link a record's list items to their taxonomy pages (`fields`): a taxonomy's path is a setting.
-        Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "output \(Self.outputVersion)", "\(paramsFingerprint)", timeZone?.identifier ?? ""]
+        // Whether code is highlighted, not whether it is asked for: pages built where the library's definitions
+        // are missing are built again once they are there.
+        Fingerprint.of([title, baseURL, "\(allowsRawHTML)", "highlight \(codeHighlighter != nil)", "output \(Self.outputVersion)", "\(paramsFingerprint)", timeZone?.identifier ?? ""]
             + listings.compactMap { listing in listing.taxonomy.map { "taxonomy \(listing.from).\($0) \(listing.path)" } })
     }
 
@@ -132,8 +142,8 @@ public struct SiteConfig: Sendable {
         } catch {
             throw ConfigError(file: file, reason: "\(error)")
         }
-        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "timeZone", "unsafe", "static", "params", "collections", "listings"])
-        var title: String?, baseURL = "/", allowsRawHTML = false, staticFolders = ["static"], staticFoldersNamed = false
+        let entries = try reader.mapping(root, "sitegen.yml", allowed: ["title", "baseURL", "timeZone", "unsafe", "highlight", "static", "params", "collections", "listings"])
+        var title: String?, baseURL = "/", allowsRawHTML = false, highlightsCode = true, staticFolders = ["static"], staticFoldersNamed = false
         var staticMark: ConfigMark?
         var params: [String: ParamValue] = [:], paramsFingerprint: Int64 = 0, timeZone: TimeZone?
         var collections: [CollectionConfig] = [], listingNodes: Node?
@@ -164,6 +174,7 @@ public struct SiteConfig: Sendable {
                         : ": write it percent-encoded (\(encoded))"))
                 }
             case "unsafe": allowsRawHTML = try reader.bool(value, "unsafe")
+            case "highlight": highlightsCode = try reader.bool(value, "highlight")
             case "timeZone":
                 let name = try reader.string(value, "timeZone")
                 guard let zone = TimeZone(identifier: name) else {
@@ -206,6 +217,7 @@ public struct SiteConfig: Sendable {
         self.title = title
         self.baseURL = baseURL
         self.allowsRawHTML = allowsRawHTML
+        self.highlightsCode = highlightsCode
         self.staticFolders = staticFolders
         self.staticFoldersNamed = staticFoldersNamed
         self.staticMark = staticMark

@@ -114,10 +114,15 @@ A table:
 | CSV, JSON, NDJSON | one record a row |
 | RSS, Atom, JSON Feed | one record an item |
 
-Some code:
+Some code, coloured when the site is built (`highlight:` in `sitegen.yml`):
 
-```swift
-print("Hello from sitegen")
+```python
+def greet(name):
+    return f"Hello from {name}"  # sitegen
+```
+
+```sh
+sitegen build --output "$HOME/public"
 ```
 
 A footnote.[^1]
@@ -162,6 +167,12 @@ a{color:#0b5cad}
 .meta .field+.field::before{content:" · "}
 .meta .label{font-weight:600}
 pre{overflow-x:auto;background:#f3f4f6;padding:.75rem;border-radius:4px}
+.sg-keyword{color:#8b1fa9;font-weight:600}.sg-type{color:#0b6b6b}.sg-string{color:#a12a0b}.sg-comment{color:#5b6270;font-style:italic}
+.sg-number{color:#0b5cad}.sg-function{color:#2743a6}.sg-variable{color:#8a4b00}.sg-meta{color:#9c2f6b}
+.sg-inserted{color:#116329}.sg-deleted{color:#a40e26}
+@media (prefers-color-scheme:dark){pre{background:#1e2230;color:#e6e8ee}
+.sg-keyword{color:#d9a6ff}.sg-type{color:#6fd3d3}.sg-string{color:#f5a97f}.sg-comment{color:#9aa3b2}.sg-number{color:#7cb7ff}
+.sg-function{color:#8fb4ff}.sg-variable{color:#f2c57c}.sg-meta{color:#f39ac7}.sg-inserted{color:#7ee2a0}.sg-deleted{color:#ff9aa8}}
 table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}
 th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #d7dbe2}
 .sections{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1.5rem}

@@ -32,7 +32,9 @@ struct PageRenderer {
     var site: [String: Any] {
         ["title": config.title, "baseURL": config.baseURL, "basePath": config.basePath, "params": config.params.mapValues(\.templateValue)]
     }
-    var body: BodyFormatter { BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML, basePath: config.basePath)) }
+    var body: BodyFormatter {
+        BodyFormatter(markdown: MarkdownRenderer(allowsRawHTML: config.allowsRawHTML, basePath: config.basePath, highlighter: config.codeHighlighter))
+    }
 
     /// The menu every page shows: each listing, then the pages of the Markdown collections no listing
     /// lists (an about page belongs in the menu; a hundred thousand listed records do not), by key.
