@@ -130,7 +130,9 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
                 counted = true
             }
         }
-        for path in old.entries.keys where new.entries[path] == nil {
+        // A folder gone is one change, as inotify tells a folder moved away: what it held went with it (a
+        // build drops a vanished folder's sources by its path), and a batch need not name its every file.
+        for path in old.entries.keys where new.entries[path] == nil && !Self.parentVanished(path, old: old, new: new) {
             batch.add(path)
             counted = true
         }
@@ -142,6 +144,13 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
         for (path, status) in new.quiet where old.quiet[path] != status { quietChanges.insert(path) }
         for path in old.quiet.keys where new.quiet[path] == nil { quietChanges.insert(path) }
         return counted
+    }
+
+    /// Whether the folder holding `path` was there at the `old` walk and is gone at the `new` one.
+    private static func parentVanished(_ path: String, old: Walk, new: Walk) -> Bool {
+        guard let slash = path.lastIndex(of: "/") else { return false }
+        let parent = String(path[..<slash])
+        return old.entries[parent]?.isFolder == true && new.entries[parent] == nil
     }
 
     /// A walk, after which the next is due in `pollInterval`, or four times the walk's time if that is longer.

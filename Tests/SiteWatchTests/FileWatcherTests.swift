@@ -166,8 +166,10 @@ final class FileWatcherTests: XCTestCase {
             XCTAssertEqual(nextBatch(), ["content/moved", "content/moved/z.md"])
             try write("zz", to: "content/moved/z.md")
             XCTAssertEqual(nextBatch(), ["content/moved/z.md"])
+            // inotify sees each file deleted before its folder; polling sees the folder gone, and names it alone.
             try FileManager.default.removeItem(at: root.appendingPathComponent("content/pages"))
-            XCTAssertEqual(nextBatch(), ["content/pages", "content/pages/guides", "content/pages/guides/x.md", "content/pages/guides/y.md"])
+            XCTAssertEqual(nextBatch(), kind == .poll ? ["content/pages"]
+                : ["content/pages", "content/pages/guides", "content/pages/guides/x.md", "content/pages/guides/y.md"])
         }
     }
 
