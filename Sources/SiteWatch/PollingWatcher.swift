@@ -90,6 +90,8 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
         configuration.files += files.filter { !configuration.files.contains($0) }
         configuration.folders += folders.filter { !configuration.folders.contains($0) }
         outsideFolders = existingOutsideFolders()
+        // A watch calls this after every build: with nothing new to watch, there is no walk to make.
+        guard configuration.folders != before.folders || configuration.files != before.files || outsideFolders != before.outside else { return }
         // What is watched from now on is taken as it is; what was watched before keeps its last walk, so that
         // changes made there since are still seen.
         let wasWatched = { Self.isWatched($0, folders: before.folders, files: before.files, outside: before.outside) }
