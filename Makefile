@@ -1,7 +1,7 @@
 # The two commands of the README: `make site` and `make test`.
 SWIFT ?= swift
 
-.PHONY: site test docs deps release clean
+.PHONY: site test test-portable docs deps release dist deb check-deb clean
 
 deps:
 	@./scripts/install-deps
@@ -21,5 +21,26 @@ docs: release
 test: deps
 	$(SWIFT) test --disable-swift-testing
 
+# The watch and publish tests again, against the portable watcher (polling) and renames (link + rename) that
+# other systems than Linux use (docs/decisions.md 41d). Run after `make test`, which builds the tests. The
+# random-changes property test is left out: it is most of IncrementalBuildTests' time, and publishes as the others do.
+PORTABLE_TESTS = SiteWatchTests|SpareFilesTests|FullDiskTests|IncrementalBuildTests|CommandLineTests|ExampleSiteTests
+test-portable: deps
+	SITEGEN_WATCHER=poll SITEGEN_RENAME=portable $(SWIFT) test --disable-swift-testing --filter '$(PORTABLE_TESTS)' \
+		--skip testIncrementalBuildsEqualCleanBuildsOverRandomChanges
+
+# A tarball for Linux machines without Swift: dist/sitegen-VERSION-linux-ARCH.tar.gz (release build, Swift's runtime inside).
+dist: deps
+	./scripts/package dist
+
+# A Debian package installing /usr/bin/sitegen: dist/sitegen_VERSION_ARCH.deb, its Depends read from the binary.
+deb: deps
+	./scripts/package deb
+
+# Installs the .deb into a scratch root and builds a new site and the example site with it and with the
+# binary built from source: the outputs must be identical.
+check-deb: deps
+	./scripts/check-deb
+
 clean:
-	rm -rf .build output .sitegen docs/output docs/.sitegen
+	rm -rf .build .build-release dist output .sitegen docs/output docs/.sitegen

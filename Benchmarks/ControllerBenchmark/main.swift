@@ -25,7 +25,11 @@ func residentMiB() -> Double {
 
 func peakMiB() -> Double {
     var usage = rusage()
+    #if os(Linux)
     getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
     return Double(usage.ru_maxrss) / 1024
 }
 

@@ -1,6 +1,8 @@
 // The floor of an incremental build: what a process that rebuilds a site after a change cannot avoid,
 // finding which sources changed and replacing the pages that did, with nothing of sitegen's in it.
+#if os(Linux)
 import CLinux
+#endif
 import Foundation
 
 /// What an incremental build wrote and deleted, from `sitegen build --report`'s file.
@@ -103,7 +105,7 @@ func incrementalWriteFloor(_ changes: IncrementalChanges, output: String, work: 
                     pwrite(descriptor, buffer.baseAddress, buffer.count, 0) == buffer.count
                 } && ftruncate(descriptor, off_t(contents[index].count)) == 0
                 if descriptor >= 0 { close(descriptor) }
-                guard written, sitegen_exchange(spare, page) == 0 || placeNew(spare, at: page) else {
+                guard written, exchange(spare, page) || placeNew(spare, at: page) else {
                     failures[worker] = "\(page): cannot be replaced: \(String(cString: strerror(errno)))"
                     return
                 }
@@ -117,6 +119,16 @@ func incrementalWriteFloor(_ changes: IncrementalChanges, output: String, work: 
     }
     if let failure = failures.all.compactMap({ $0 }).first { throw FloorError(description: failure) }
     return (contents.count, contents.reduce(0) { $0 + $1.count }, timing)
+}
+
+/// Swaps `spare` and `page` as sitegen does on Linux (renameat2); elsewhere renames `spare` over `page`, as
+/// sitegen's portable exchange does in its middle step.
+func exchange(_ spare: String, _ page: String) -> Bool {
+    #if os(Linux)
+    sitegen_exchange(spare, page) == 0
+    #else
+    rename(spare, page) == 0
+    #endif
 }
 
 /// Renames `spare` to `page`, a page the site did not have, making its folders first.

@@ -63,7 +63,11 @@ func timed<T>(_ body: () throws -> T) rethrows -> (T, Timing) {
     }
     func cpu() -> Double {
         var usage = rusage()
+        #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
     let (wall, processor) = (now(), cpu())

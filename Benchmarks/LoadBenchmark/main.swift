@@ -20,7 +20,11 @@ struct Measurement: Codable {
 
 func selfUsage(rows: Int, detail: String) -> Measurement {
     var usage = rusage()
+    #if os(Linux)
     getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
     let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     return Measurement(rows: rows, cpuSeconds: cpu, peakMiB: Double(usage.ru_maxrss) / 1024, detail: detail)
 }

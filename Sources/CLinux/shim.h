@@ -1,6 +1,8 @@
-// Linux system calls that Glibc's Swift module does not show.
+// Linux system calls that Glibc's Swift module does not show. Empty elsewhere: Swift code calls these only
+// under `#if os(Linux)` (SiteBuild's ExchangeRenaming), and other systems get PortableRenaming instead.
 #ifndef SITEGEN_CLINUX_SHIM_H
 #define SITEGEN_CLINUX_SHIM_H
+#ifdef __linux__
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -22,4 +24,5 @@ static inline int sitegen_exchange(const char *first, const char *second) {
 static inline int sitegen_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
+#endif /* __linux__ */
 #endif

@@ -199,11 +199,11 @@ public final class SiteServer: @unchecked Sendable {
     @discardableResult
     public static func raiseOpenFileLimit() -> UInt64 {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        guard getrlimit(openFilesResource, &limit) == 0 else { return 0 }
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max == rlim_t.max ? 1 << 20 : limit.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return UInt64(raised.rlim_cur) }
+            if setrlimit(openFilesResource, &raised) == 0 { return UInt64(raised.rlim_cur) }
         }
         return UInt64(limit.rlim_cur)
     }
@@ -253,3 +253,12 @@ public enum ServeError: Error, CustomStringConvertible, Equatable {
         }
     }
 }
+
+/// `RLIMIT_NOFILE` as `getrlimit` takes it: Glibc imports it as an enum case, Darwin as a number.
+private let openFilesResource: Int32 = {
+    #if os(Linux)
+    Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    RLIMIT_NOFILE
+    #endif
+}()

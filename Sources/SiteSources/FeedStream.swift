@@ -4,6 +4,8 @@ import FoundationXML
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// What a first pass over a feed file's bytes tells before it is parsed: how it starts (JSON or XML, the
@@ -98,12 +100,12 @@ final class CleanedFeedStream: InputStream {
     func undeclaredEntityReason(atLine line: Int) -> String? { cleaner.undeclaredEntityReason(atLine: line) }
 
     init?(file url: URL) {
-        descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        descriptor = CLibrary.open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         super.init(data: Data())
     }
 
-    deinit { Glibc.close(descriptor) }
+    deinit { _ = CLibrary.close(descriptor) }
 
     override func open() {}
     override func close() {}
@@ -126,7 +128,7 @@ final class CleanedFeedStream: InputStream {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: SourceInput.chunkSize, alignment: 16)
         defer { chunk.deallocate() }
         var count: Int
-        repeat { count = Glibc.read(descriptor, chunk.baseAddress, SourceInput.chunkSize) } while count < 0 && errno == EINTR
+        repeat { count = CLibrary.read(descriptor, chunk.baseAddress, SourceInput.chunkSize) } while count < 0 && errno == EINTR
         if count <= 0 {
             // The end (or an unreadable rest, which the parser reports as a document cut short).
             ended = true
@@ -137,5 +139,33 @@ final class CleanedFeedStream: InputStream {
             isFirstChunk = false
             cleaner.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &buffer)
         }
+    }
+}
+
+/// The C library's `open`, `read` and `close`, called by a name that InputStream's methods of the same names
+/// do not hide: Glibc's on Linux, Darwin's on macOS.
+private enum CLibrary {
+    static func open(_ path: String, _ flags: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.open(path, flags)
+        #else
+        Darwin.open(path, flags)
+        #endif
+    }
+
+    static func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(descriptor, buffer, count)
+        #else
+        Darwin.read(descriptor, buffer, count)
+        #endif
+    }
+
+    static func close(_ descriptor: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.close(descriptor)
+        #else
+        Darwin.close(descriptor)
+        #endif
     }
 }

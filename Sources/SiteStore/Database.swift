@@ -1,5 +1,9 @@
 import CSQLite
+#if canImport(Glibc)
 import Glibc
+#else
+import Darwin
+#endif
 
 /// A connection to one SQLite database file: the only place sitegen opens SQLite.
 ///

@@ -542,6 +542,15 @@ public final class SiteStore {
         unlink(marker)
     }
 
+    /// Writes the open file's bytes to the disk: `fdatasync` where there is one (Linux), else `fsync`.
+    private static func syncData(_ descriptor: Int32) -> Bool {
+        #if os(Linux)
+        fdatasync(descriptor) == 0
+        #else
+        fsync(descriptor) == 0
+        #endif
+    }
+
     @discardableResult
     private static func syncFolder(of path: String) -> Bool {
         let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -562,7 +571,7 @@ public final class SiteStore {
             let thread = Thread { [self] in
                 let descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 if descriptor >= 0 {
-                    if fdatasync(descriptor) == 0 {
+                    if SiteStore.syncData(descriptor) {
                         unlink(SiteStore.unsyncedMarker(of: path))
                         SiteStore.syncFolder(of: path)
                     }

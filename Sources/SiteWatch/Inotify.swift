@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if os(Linux)
 import Glibc
 
 /// One event read from inotify: the watch it came from, what happened, and the name inside the watched folder.
@@ -12,7 +12,7 @@ struct InotifyEvent: Equatable {
 
 /// The inotify instance: the only place sitegen talks to the kernel's file-change API.
 ///
-/// The descriptor is non-blocking; `FileWatcher` polls it together with its stop pipe.
+/// The descriptor is non-blocking; `InotifyWatcher` polls it together with its stop pipe.
 final class Inotify {
     let descriptor: Int32
 
@@ -66,47 +66,6 @@ final class Inotify {
                 offset += headerSize + nameLength
             }
         }
-    }
-}
-
-/// The pipe that wakes a blocked `poll` from another thread (or a signal handler) so a watch can stop.
-final class WakePipe {
-    let readEnd: Int32
-    let writeEnd: Int32
-
-    init() throws {
-        var ends: [Int32] = [0, 0]
-        // pipe2 is not in Swift's Glibc module; the flags are set one end at a time instead.
-        guard pipe(&ends) == 0 else { throw WatchError.system(call: "pipe", path: nil, code: errno) }
-        readEnd = ends[0]
-        writeEnd = ends[1]
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-    }
-
-    deinit {
-        close(readEnd)
-        close(writeEnd)
-    }
-
-    func wake() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
-    }
-}
-
-/// Waits until `first` or `second` is readable, or `milliseconds` pass (-1: no limit); returns which were readable.
-func waitForInput(_ first: Int32, _ second: Int32, milliseconds: Int32) throws -> (first: Bool, second: Bool) {
-    var descriptors = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
-    while true {
-        let ready = poll(&descriptors, 2, milliseconds)
-        if ready < 0 {
-            if errno == EINTR { continue }
-            throw WatchError.system(call: "poll", path: nil, code: errno)
-        }
-        return (descriptors[0].revents != 0, descriptors[1].revents != 0)
     }
 }
 #endif

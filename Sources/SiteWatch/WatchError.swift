@@ -1,13 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// Why a folder cannot be watched: the system call that failed, the path it was given, and the system's reason.
 public enum WatchError: Error, CustomStringConvertible, Equatable {
     /// A system call failed: which, on what path (if any), and its errno.
     case system(call: String, path: String?, code: Int32)
-    /// inotify is Linux's; other systems have no watcher yet.
-    case unsupportedPlatform
+    /// `SITEGEN_WATCHER` names no watcher sitegen has.
+    case unknownWatcher(String)
 
     public var description: String {
         switch self {
@@ -17,8 +15,9 @@ public enum WatchError: Error, CustomStringConvertible, Equatable {
                 reason += " (too many watched folders: raise fs.inotify.max_user_watches)"
             }
             return "\(path.map { "\($0): " } ?? "")\(call): \(reason)"
-        case .unsupportedPlatform:
-            return "watching for changes needs inotify, which only Linux has"
+        case .unknownWatcher(let name):
+            let kinds = FileWatcher.Kind.allCases.map(\.rawValue).joined(separator: " or ")
+            return "\(FileWatcher.kindVariable)=\(name) names no watcher: set it to \(kinds), or unset it"
         }
     }
 }

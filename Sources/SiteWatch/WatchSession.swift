@@ -16,7 +16,7 @@ public final class WatchSession: @unchecked Sendable {
     public static let watchedFiles = ["sitegen.yml"]
 
     /// The watcher, started when the session is made so that no change during the first build is missed.
-    public let watcher: FileWatcher
+    public let watcher: any ChangeWatcher
     private let rebuilder: Rebuilder
     /// The source folders and files `sitegen.yml` named when last read, watched beside the fixed ones.
     private var sources: (folders: [String], files: [String]) = ([], [])
@@ -41,16 +41,18 @@ public final class WatchSession: @unchecked Sendable {
     /// Starts watching the site of `builder`; its output folder and store folder are never watched. Only the
     /// fixed folders must be watchable: a source folder that is not is a warning of the first build.
     /// With `offline`, no build touches the network and URL sources are never fetched: they load their kept copies.
-    public init(builder: SiteBuilder, quietPeriod: Double = 0.03, maximumDelay: Double = 1.0, offline: Bool = false) throws {
+    /// `watcherKind` picks the watcher; by default, the one `SITEGEN_WATCHER` names (`FileWatcher.Kind.fromEnvironment()`).
+    public init(builder: SiteBuilder, quietPeriod: Double = 0.03, maximumDelay: Double = 1.0, offline: Bool = false,
+                watcherKind: FileWatcher.Kind? = nil) throws {
         self.offline = offline
         // Controllers, the manifest's index and the store's connection stay in memory between builds.
         var builder = builder
         if builder.session == nil { builder.session = BuildSession() }
         rebuilder = Rebuilder(builder: builder)
-        watcher = try FileWatcher(FileWatcher.Configuration(
+        watcher = try FileWatcher.make(FileWatcher.Configuration(
             root: builder.root, folders: Self.watchedFolders, files: Self.watchedFiles,
             ignoredFolders: [builder.outputDirectory, builder.storePath.deletingLastPathComponent()],
-            quietPeriod: quietPeriod, maximumDelay: maximumDelay))
+            quietPeriod: quietPeriod, maximumDelay: maximumDelay), kind: watcherKind ?? FileWatcher.Kind.fromEnvironment())
         builtFolders = Set(watcher.configuration.ignoredPaths)
         (watchLock, anotherWatchesTheSite) = Self.lockWatch(beside: builder.storePath)
         followSources()
@@ -111,7 +113,7 @@ public final class WatchSession: @unchecked Sendable {
     }
 
     /// Builds once per batch of changes, telling `report` about each, until `stop()`; throws only when the watch
-    /// itself breaks (inotify), never for a failed build.
+    /// itself breaks (the system's watcher), never for a failed build.
     public func watch(report: (RebuildReport) -> Void) throws {
         var schedule = WatchSchedule()
         // The controllers' caches are saved once the site is quiet, and when the watch ends.

@@ -27,10 +27,10 @@ struct Sitegen: ParsableCommand {
         // signal killing the process without a word.
         signal(SIGXFSZ, SIG_IGN)
         var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < 1_024 {
+        if getrlimit(openFilesResource, &limit) == 0, limit.rlim_cur < 1_024 {
             var raised = limit
             raised.rlim_cur = min(limit.rlim_max, 1_024)
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+            if setrlimit(openFilesResource, &raised) == 0 { limit = raised }
             if limit.rlim_cur < fewestOpenFiles {
                 FileHandle.standardError.write(Data(("error: sitegen needs at least \(fewestOpenFiles) open files, and this process may have "
                     + "\(limit.rlim_cur) (ulimit -n); raise the limit\n").utf8))
@@ -40,3 +40,12 @@ struct Sitegen: ParsableCommand {
         main(nil)
     }
 }
+
+/// `RLIMIT_NOFILE` as `getrlimit` takes it: Glibc imports it as an enum case, Darwin as a number.
+private let openFilesResource: Int32 = {
+    #if os(Linux)
+    Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    RLIMIT_NOFILE
+    #endif
+}()

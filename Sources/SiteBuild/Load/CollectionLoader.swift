@@ -733,7 +733,11 @@ struct CollectionLoader {
     private static func announce(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
+        #if os(Linux)
         _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_WILLNEED))
+        #else
+        // Darwin has no posix_fadvise; F_RDADVISE would be its hint. Reading without one is only slower.
+        #endif
         close(descriptor)
     }
 

@@ -226,7 +226,7 @@ struct SourceGlob {
     /// write moves forward, and so does setting the modification time back (`touch -d`, `tar --mtime`,
     /// `rsync -t`), after which an edit of the same size went unseen.
     static func modified(_ status: stat) -> Double {
-        Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9
+        Double(status.changeTime.tv_sec) + Double(status.changeTime.tv_nsec) / 1e9
     }
 
     /// Adds each regular file (or link to one) under `relative` matching `glob`, at most `depth` levels down.

@@ -1,6 +1,5 @@
 import Foundation
 import SiteSources
-import CLinux
 import Synchronization
 
 /// Writes pages under the output folder atomically (temp file + rename), skipping files whose bytes are unchanged.
@@ -70,6 +69,8 @@ final class OutputWriter: @unchecked Sendable {
     /// Whether `deleteStale` looks for temporary files of earlier processes in the whole folder even when
     /// the last build was not interrupted (a build of every page: `--full`, a first build, which trusts nothing the last ones left).
     var sweepsTemporaries = false
+    /// The renames that swap a page's new file in (`FileRenaming`): the process's, unless a test gives others.
+    var renaming: any FileRenaming = FileRenamingKind.current.renaming
     /// Writes a page's bytes to its open temporary file; tests put a failing one here (a full disk).
     var writeBytes: @Sendable (Data, Int32, String) throws -> Void = { try OutputWriter.write($0, to: $1, path: $2) }
 
@@ -134,7 +135,7 @@ final class OutputWriter: @unchecked Sendable {
             // Written into a spare's blocks, to be swapped in.
             lock.withLock { staged.append(Staged(path: path, spare: spare, thread: 0)) }
         } else {
-            let thread = pthread_self()
+            let thread = currentThreadNumber()
             // Written down before the first is made: whatever stops this build, the next one looks for them.
             try newFiles?.recordTemporaryFiles()
             try Self.writeWithoutSync(data, to: temporaryPath(for: fullPath, thread: thread), using: writeBytes)
@@ -213,7 +214,7 @@ final class OutputWriter: @unchecked Sendable {
         for item in placed.reversed() {
             switch item {
             case .exchanged(let holder, let path, true): spares?.takeBack(holder, from: path)
-            case .exchanged(let holder, let path, false): sitegen_exchange(holder, path)
+            case .exchanged(let holder, let path, false): _ = renaming.exchange(holder, path)
             case .new(let path):
                 unlink(path)
                 removeMadeFolders(above: path)
@@ -272,7 +273,7 @@ final class OutputWriter: @unchecked Sendable {
         /// The spare its bytes were written into; nil when they are in a temporary file.
         let spare: String?
         /// The thread that wrote the temporary file, which its name holds.
-        let thread: pthread_t
+        let thread: UInt
     }
 
     /// Where `item`'s page goes.
@@ -301,7 +302,7 @@ final class OutputWriter: @unchecked Sendable {
             }
         }
         if replacing {
-            if sitegen_exchange(file, path) == 0 { return .exchanged(holder: file, path: path, isSpare: false) }
+            if renaming.exchange(file, path) { return .exchanged(holder: file, path: path, isSpare: false) }
             // ENOENT: the old file went meanwhile; EINVAL and the like: no exchange here.
             let gone = errno == ENOENT
             guard rename(file, path) == 0 else { return try failedRename(of: file, to: path) }
@@ -682,7 +683,8 @@ final class OutputWriter: @unchecked Sendable {
 }
 
 extension OutputWriter {
-    /// Whether a file's `name` is that of `replaceFile`'s temporary files (`.index.html.sitegen-PID-THREAD.tmp`).
+    /// Whether a file's `name` is that of `replaceFile`'s temporary files (`.index.html.sitegen-PID-THREAD.tmp`),
+    /// or of a page's old file that a portable exchange set aside (`.sitegen-exchange-PID-N.tmp`).
     static func isTemporary(name: String) -> Bool {
         name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".sitegen-")
     }
@@ -707,7 +709,7 @@ func replaceFile(atPath path: String, with data: Data) throws {
 
 /// The temporary file beside `path` that its new bytes are written to before a rename puts them in place
 /// (`.index.html.sitegen-PID-THREAD.tmp`, as `OutputWriter.isTemporary` knows them).
-func temporaryPath(for path: String, thread: pthread_t = pthread_self()) -> String {
+func temporaryPath(for path: String, thread: UInt = currentThreadNumber()) -> String {
     let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
     // The thread in the name keeps two workers writing one path (never planned, but cheap to rule out) apart.
     let suffix = ".sitegen-\(getpid())-\(thread).tmp"
@@ -722,4 +724,14 @@ func temporaryPath(for path: String, thread: pthread_t = pthread_self()) -> Stri
     var end = name.index(name.startIndex, offsetBy: room - mark.utf8.count)
     while end > name.startIndex, UTF8.isContinuation(name[end]) { name.formIndex(before: &end) }
     return path[..<slash] + "." + String(Substring(name[..<end])) + mark + suffix
+}
+
+/// The calling thread's number, for temporary files' names: its `pthread_t`, an integer on Linux and a
+/// pointer on Darwin.
+func currentThreadNumber() -> UInt {
+    #if os(Linux)
+    UInt(pthread_self())
+    #else
+    UInt(bitPattern: pthread_self())
+    #endif
 }

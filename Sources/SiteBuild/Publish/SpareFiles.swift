@@ -1,4 +1,3 @@
-import CLinux
 import Foundation
 
 /// Files an earlier build's pages were in, kept in `.sitegen/spare/` so that the pages a build replaces
@@ -7,7 +6,7 @@ import Foundation
 /// Why: replacing a file through a rename frees the old file's blocks, and on a file system mounted with
 /// `discard` (this machine's ext4, and many cloud disks) each free waits for the disk to discard them,
 /// about a millisecond per file: 7,600 pages of an incremental build spent 7 s there. A spare is written
-/// in place (its blocks are already allocated) and swapped with the page in one `renameat2` exchange, so
+/// in place (its blocks are already allocated) and swapped with the page in one exchange (`FileRenaming`), so
 /// a reader still sees the old page or the new one, whole; the page's old file becomes a spare. A file
 /// is reused only by a later build than the one that retired it, never while this build may still have
 /// served it, and only while it has no other link (a backup made with `cp -al` or `rsync --link-dest`
@@ -33,6 +32,9 @@ final class SpareFiles: @unchecked Sendable {
     /// (a name met twice in a kept listing would give one file to two pages).
     private let prefix: String
 
+    /// The renames that swap a spare in and give a retired page a spare's name.
+    let renaming: any FileRenaming
+
     /// The mode of the files this build makes (`currentNewFileMode()`), which reused spares are given.
     private let newFileMode = SpareFiles.currentNewFileMode()
 
@@ -54,9 +56,12 @@ final class SpareFiles: @unchecked Sendable {
     /// The spare folder at `folder` for pages under `outputRoot`, or `nil` when it cannot be made, is on
     /// another file system than the output (a rename cannot cross), or another build is using it. Its files
     /// are `remembered` when the folder has not changed since that listing was made. New spares' names
-    /// start with `namePrefix` (tests give one; else the process, the second and a random part).
-    init?(folder: String, outputRoot: String, capacity: Int, remembered: Listing? = nil, namePrefix: String? = nil) {
+    /// start with `namePrefix` (tests give one; else the process, the second and a random part). `renaming`
+    /// is the process's (`FileRenamingKind.current`) unless a test gives another.
+    init?(folder: String, outputRoot: String, capacity: Int, remembered: Listing? = nil, namePrefix: String? = nil,
+          renaming: any FileRenaming = FileRenamingKind.current.renaming) {
         guard capacity > 0 else { return nil }
+        self.renaming = renaming
         prefix = namePrefix ?? "s\(getpid())-\(Int(Date().timeIntervalSince1970))-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))-"
         if mkdir(folder, 0o755) != 0 && errno != EEXIST { return nil }
         var folderStatus = stat(), outputStatus = stat()
@@ -72,12 +77,15 @@ final class SpareFiles: @unchecked Sendable {
         device = UInt64(folderStatus.st_dev)
         self.folder = folder
         self.capacity = capacity
-        if let remembered, remembered.changed.tv_sec == folderStatus.st_mtim.tv_sec, remembered.changed.tv_nsec == folderStatus.st_mtim.tv_nsec {
+        if let remembered, remembered.changed.tv_sec == folderStatus.modificationTime.tv_sec, remembered.changed.tv_nsec == folderStatus.modificationTime.tv_nsec {
             // Each name is there once, as no build gives a spare a name that is taken (`O_EXCL`,
-            // `RENAME_NOREPLACE`): two pages written into one file would swap the same bytes in.
+            // `renameToFreeName`): two pages written into one file would swap the same bytes in.
             available = remembered.names
         } else {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            // A file an exchange set aside is one a killed build left (`PortableRenaming`): a page's old
+            // file, linked to its place or to a spare's name as well, which only that name should keep.
+            for name in names where name.hasPrefix(PortableRenaming.asidePrefix) { unlink(folder + "/" + name) }
             available = names.filter { !$0.hasPrefix(".") }
         }
         count = available.count
@@ -91,7 +99,7 @@ final class SpareFiles: @unchecked Sendable {
     func listing() -> Listing? {
         var status = stat()
         guard stat(folder, &status) == 0 else { return nil }
-        return lock.withLock { Listing(names: available + added, changed: status.st_mtim) }
+        return lock.withLock { Listing(names: available + added, changed: status.modificationTime) }
     }
 
     /// How many spares there are now.
@@ -129,7 +137,7 @@ final class SpareFiles: @unchecked Sendable {
     /// Puts the spare at `spare` (written by `write(_:)`) in the place of the file at `path`: the two are
     /// exchanged, or, where the file system cannot exchange or the page went away, the spare is renamed there.
     func swapIn(_ spare: String, at path: String) throws -> Placement {
-        guard sitegen_exchange(spare, path) == 0 else {
+        guard renaming.exchange(spare, path) else {
             // No exchange on this file system (or the page went away): the spare takes the page's place.
             let exchangeError = errno
             guard rename(spare, path) == 0 else {
@@ -171,7 +179,7 @@ final class SpareFiles: @unchecked Sendable {
 
     /// A publication that failed: the page's old file goes back to `path`, and the spare keeps the new bytes.
     func takeBack(_ spare: String, from path: String) {
-        sitegen_exchange(spare, path)
+        _ = renaming.exchange(spare, path)
     }
 
     /// Keeps the file at `path` (a page no longer built) as a spare when there is room; returns whether it did.
@@ -180,7 +188,7 @@ final class SpareFiles: @unchecked Sendable {
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
         for _ in 0..<3 {
             guard let name = reserveNewName() else { return false }
-            if Self.renameToFreeName(path, name) {
+            if renameToFreeName(path, name) {
                 lock.withLock { added.append(String(name.dropFirst(folder.count + 1))) }
                 return true
             }
@@ -193,8 +201,8 @@ final class SpareFiles: @unchecked Sendable {
     /// Renames `path` to `name` only when no file has that name, so that a kept listing never names one
     /// file twice; where the file system cannot check, a plain rename (the names' random part then keeps
     /// them apart).
-    private static func renameToFreeName(_ path: String, _ name: String) -> Bool {
-        if sitegen_rename_noreplace(path, name) == 0 { return true }
+    private func renameToFreeName(_ path: String, _ name: String) -> Bool {
+        if renaming.renameToFreeName(path, name) { return true }
         return errno == EINVAL && rename(path, name) == 0
     }
 

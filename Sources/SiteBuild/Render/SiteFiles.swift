@@ -45,8 +45,8 @@ extension PageRenderer {
         var data = Fingerprint()
         data.combine(Int64(status.st_size))
         // The change time, which setting the modification time back (`touch -d`) moves forward too.
-        data.combine(Int64(status.st_ctim.tv_sec))
-        data.combine(Int64(status.st_ctim.tv_nsec))
+        data.combine(Int64(status.changeTime.tv_sec))
+        data.combine(Int64(status.changeTime.tv_nsec))
         let inputs = PageInputs(settings: 0, template: 0, data: data.signed)
         let record = PageRecord(inputs: nil, hash: 0, owner: owner, key: "")
         guard plan.needsRender([path], inputs: inputs, about: record, explain: { "the file changed" }) else { return }
