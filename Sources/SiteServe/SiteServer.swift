@@ -254,8 +254,8 @@ public enum ServeError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// `RLIMIT_NOFILE` as `getrlimit` takes it: Glibc imports it as an enum case, Darwin as a number.
-private let openFilesResource: Int32 = {
+/// `RLIMIT_NOFILE` as `getrlimit` and `setrlimit` take it: Glibc imports it as an enum case, Darwin as a number.
+public let openFilesResource: Int32 = {
     #if os(Linux)
     Int32(RLIMIT_NOFILE.rawValue)
     #else

@@ -153,3 +153,27 @@ func resolvedPath(_ path: String) -> String {
     defer { free(resolved) }
     return String(cString: resolved)
 }
+
+/// The watched site's folder as both watchers name paths in it: relative to it, or absolute.
+struct WatchedRoot: Sendable {
+    /// The folder's real path.
+    let path: String
+    /// Paths (relative to the folder) never reported, nor anything inside them.
+    let ignoredPaths: [String]
+
+    /// Where `path` (relative to the folder, or absolute) is.
+    func location(of path: String) -> String {
+        path.hasPrefix("/") ? path : self.path + "/" + path
+    }
+
+    /// Whether anything is at `path` (a link counts, wherever it points).
+    func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(location(of: path), &status) == 0
+    }
+
+    /// Whether `path` is an ignored path or inside one.
+    func ignores(_ path: String) -> Bool {
+        ignoredPaths.contains { path == $0 || path.hasPrefix($0 + "/") }
+    }
+}

@@ -16,6 +16,8 @@ public final class InotifyWatcher: ChangeWatcher, @unchecked Sendable {
     private let wakePipe: WakePipe
     private let rootPath: String
     private let ignoredPaths: [String]
+    /// Where relative paths are, and which are left alone.
+    private let root: WatchedRoot
     private var rootWatch: Int32 = -1
     /// Each watched folder by its watch, as a path relative to the root.
     private var folderByWatch: [Int32: String] = [:]
@@ -41,6 +43,7 @@ public final class InotifyWatcher: ChangeWatcher, @unchecked Sendable {
         let rootPath = resolvedPath(configuration.root.path)
         self.rootPath = rootPath
         ignoredPaths = configuration.ignoredPaths
+        root = WatchedRoot(path: rootPath, ignoredPaths: configuration.ignoredPaths)
         rootWatch = try inotify.addWatch(rootPath, mask: Self.rootEvents)
         try watchFolders(configuration.folders)
     }
@@ -48,7 +51,7 @@ public final class InotifyWatcher: ChangeWatcher, @unchecked Sendable {
     public func nextBatch(retryAfter: Double?, whenQuiet: (seconds: Double, action: () -> Void)?) throws -> [String]? {
         guard !stopped else { return nil }
         return try PendingBatch.collect(quietPeriod: configuration.quietPeriod, maximumDelay: configuration.maximumDelay,
-                                        retryAfter: retryAfter, whenQuiet: whenQuiet, exists: exists) { batch, deadline in
+                                        retryAfter: retryAfter, whenQuiet: whenQuiet, exists: root.exists) { batch, deadline in
             let ready = try waitForInput([inotify.descriptor, wakePipe.readEnd], milliseconds: pollTimeout(until: deadline))
             if ready[1] {
                 stopped = true
@@ -142,7 +145,7 @@ public final class InotifyWatcher: ChangeWatcher, @unchecked Sendable {
             }
             path = folder + "/" + event.name
         }
-        guard !isIgnored(path) else { return false }
+        guard !root.ignores(path) else { return false }
         if isFolder && appeared {
             // Files may have been written into the folder before its watch existed: they count as changed. Whether
             // a path inside is reported by an event or by this scan depends on timing; either way it is there once.
@@ -161,7 +164,7 @@ public final class InotifyWatcher: ChangeWatcher, @unchecked Sendable {
     /// Notes a change of a file whose name never starts a build (an editor's backup or lock file), unless it
     /// is hidden or in an ignored folder: a build may still want to know it changed (`takeQuietChanges()`).
     private func noteQuiet(_ path: String) {
-        guard !(path.split(separator: "/").last ?? "").hasPrefix("."), !isIgnored(path) else { return }
+        guard !(path.split(separator: "/").last ?? "").hasPrefix("."), !root.ignores(path) else { return }
         quietChanges.insert(path)
     }
 
@@ -191,29 +194,18 @@ public final class InotifyWatcher: ChangeWatcher, @unchecked Sendable {
     /// Whether `path` (relative to the root, or absolute) is a symbolic link to a folder.
     private func isFolderLink(_ path: String) -> Bool {
         var status = stat()
-        guard lstat(location(of: path), &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return false }
-        return stat(location(of: path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        guard lstat(root.location(of: path), &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return false }
+        return stat(root.location(of: path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
-    private func exists(_ path: String) -> Bool {
-        var status = stat()
-        return lstat(location(of: path), &status) == 0
-    }
 
-    /// Where `path` (relative to the root, or absolute) is.
-    private func location(of path: String) -> String {
-        path.hasPrefix("/") ? path : rootPath + "/" + path
-    }
 
-    private func isIgnored(_ path: String) -> Bool {
-        ignoredPaths.contains { path == $0 || path.hasPrefix($0 + "/") }
-    }
 
     /// Watches the folder at `relative` and every folder under it; returns the files and folders found in it,
     /// relative to the root.
     private func watchTree(_ relative: String) throws -> [String] {
-        guard !isIgnored(relative) else { return [] }
-        let absolute = location(of: relative)
+        guard !root.ignores(relative) else { return [] }
+        let absolute = root.location(of: relative)
         let watch: Int32
         do {
             // A linked folder is watched where the link leads (see `init`).
@@ -233,7 +225,7 @@ public final class InotifyWatcher: ChangeWatcher, @unchecked Sendable {
         for name in names.sorted() where !name.hasPrefix(".") {
             let child = relative + "/" + name
             var status = stat()
-            guard lstat(location(of: child), &status) == 0 else { continue }
+            guard lstat(root.location(of: child), &status) == 0 else { continue }
             if status.st_mode & S_IFMT == S_IFDIR || isFolderLink(child) {
                 files.append(child)
                 files += try watchTree(child)

@@ -41,6 +41,8 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
     private let wakePipe: WakePipe
     private let rootPath: String
     private let ignoredPaths: [String]
+    /// Where relative paths are, and which are left alone.
+    private let root: WatchedRoot
     /// The folders outside the root that were there at the last `watch(folders:files:)`, as `InotifyWatcher`
     /// watches them: one made later is watched from the next call.
     private var outsideFolders: [String] = []
@@ -55,6 +57,7 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
         wakePipe = try WakePipe()
         rootPath = resolvedPath(configuration.root.path)
         ignoredPaths = configuration.ignoredPaths
+        root = WatchedRoot(path: rootPath, ignoredPaths: configuration.ignoredPaths)
         outsideFolders = existingOutsideFolders()
         last = timedWalk()
     }
@@ -62,7 +65,7 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
     public func nextBatch(retryAfter: Double?, whenQuiet: (seconds: Double, action: () -> Void)?) throws -> [String]? {
         guard !stopped else { return nil }
         return try PendingBatch.collect(quietPeriod: configuration.quietPeriod, maximumDelay: configuration.maximumDelay,
-                                        retryAfter: retryAfter, whenQuiet: whenQuiet, exists: exists) { batch, deadline in
+                                        retryAfter: retryAfter, whenQuiet: whenQuiet, exists: root.exists) { batch, deadline in
             try waitAndWalk(into: &batch, until: deadline)
         }
     }
@@ -194,11 +197,11 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
     /// included; hidden folders and the ignored ones are passed over, as `InotifyWatcher` passes them.
     private func walkFolder(_ path: String, into walk: inout Walk) {
         var folderStatus = stat()
-        guard stat(location(of: path), &folderStatus) == 0,
+        guard stat(root.location(of: path), &folderStatus) == 0,
               walk.visited.insert([UInt64(folderStatus.st_dev), UInt64(folderStatus.st_ino)]).inserted else { return }
-        for name in Self.names(in: location(of: path)) {
+        for name in Self.names(in: root.location(of: path)) {
             let child = path + "/" + name
-            guard !isIgnored(child), let status = Self.status(of: location(of: child)) else { continue }
+            guard !root.ignores(child), let status = Self.status(of: root.location(of: child)) else { continue }
             if status.isFolder {
                 guard !name.hasPrefix(".") else { continue }
                 walk.entries[child] = status
@@ -251,17 +254,6 @@ public final class PollingWatcher: ChangeWatcher, @unchecked Sendable {
         return (top == path && FileWatcher.matches(top, files)) || FileWatcher.matches(top, folders)
     }
 
-    private func exists(_ path: String) -> Bool {
-        var status = stat()
-        return lstat(location(of: path), &status) == 0
-    }
 
-    /// Where `path` (relative to the root, or absolute) is.
-    private func location(of path: String) -> String {
-        path.hasPrefix("/") ? path : rootPath + "/" + path
-    }
 
-    private func isIgnored(_ path: String) -> Bool {
-        ignoredPaths.contains { path == $0 || path.hasPrefix($0 + "/") }
-    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SiteServe
 
 /// The `sitegen` command: a static site and report generator over SQLite and results controllers.
 @main
@@ -41,11 +42,3 @@ struct Sitegen: ParsableCommand {
     }
 }
 
-/// `RLIMIT_NOFILE` as `getrlimit` takes it: Glibc imports it as an enum case, Darwin as a number.
-private let openFilesResource: Int32 = {
-    #if os(Linux)
-    Int32(RLIMIT_NOFILE.rawValue)
-    #else
-    RLIMIT_NOFILE
-    #endif
-}()
