@@ -1,6 +1,7 @@
 import Foundation
 @testable import SiteBuild
 import SiteRender
+import TestSupport
 import XCTest
 
 /// Server-side highlighting as a site's reader and author meet it: the pages' markup, `highlight: false`,
@@ -116,20 +117,10 @@ final class CodeHighlightingSiteTests: XCTestCase {
         let scratch = try scratchSite("highlight-missing")
         let executable = Bundle(for: Self.self).bundleURL.deletingLastPathComponent().appendingPathComponent("sitegen")
         let bundled = Bundle(for: Self.self).bundleURL.appendingPathComponent("sitegen")
-        let process = Process()
-        process.executableURL = FileManager.default.isExecutableFile(atPath: bundled.path) ? bundled : executable
-        process.arguments = ["build"]
-        process.currentDirectoryURL = scratch.site
-        process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_HIGHLIGHT_DATADIR": "/nonexistent/source-highlight"]) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, stderr)
-        let said = stdout + stderr
+        let output = try ProcessOutput.of(FileManager.default.isExecutableFile(atPath: bundled.path) ? bundled : executable, ["build"],
+                                          in: scratch.site, environment: ["SOURCE_HIGHLIGHT_DATADIR": "/nonexistent/source-highlight"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let said = output.stdout + output.stderr
         XCTAssertEqual(said.components(separatedBy: "fenced code is not highlighted").count - 1, 1, said)
         XCTAssertTrue(said.contains("/nonexistent/source-highlight"), said)
         let page = try codePage(in: scratch.site)

@@ -14,18 +14,8 @@ final class CommandLineTests: XCTestCase {
     }
 
     private func run(_ arguments: [String], in folder: URL, executable: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = executable ?? self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        let output = try ProcessOutput.of(executable ?? self.executable, arguments, in: folder)
+        return (output.status, output.stdout, output.stderr)
     }
 
     private func temporaryFolder() throws -> URL {

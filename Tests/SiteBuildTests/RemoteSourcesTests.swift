@@ -350,18 +350,8 @@ final class RemoteSourcesCommandLineTests: XCTestCase {
     }
 
     private func sitegen(_ arguments: [String], in folder: URL) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        let output = try ProcessOutput.of(executable, arguments, in: folder)
+        return (output.status, output.stdout, output.stderr)
     }
 
     func testAServerErrorIsAWarningWithExitZeroAndOfflineMakesNoRequest() throws {
