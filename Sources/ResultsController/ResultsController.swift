@@ -241,6 +241,12 @@ public final class ResultsController {
         entries(in: offsets) { $0.version }
     }
 
+    /// The rows at `offsets` as bytes whose `memcmp` order never contradicts the rows' order
+    /// (`RowOrdering.orderBytes`): for keeping something per row clustered in this order elsewhere.
+    public func orderBytes(in offsets: Range<Int>) -> [[UInt8]] {
+        entries(in: offsets) { compiled.ordering.orderBytes(of: $0.key) }
+    }
+
     private func entries<T>(in offsets: Range<Int>, _ value: (OrderedRows.Entry) -> T) -> [T] {
         let offsets = offsets.clamped(to: 0..<rows.count)
         return readingAfterDamage(orElse: []) {

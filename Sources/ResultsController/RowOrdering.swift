@@ -22,7 +22,7 @@ struct RowOrdering: Sendable {
     }
 
     let descriptors: [SortDescriptor]
-    private let collations: [Collation]
+    let collations: [Collation]
 
     init(descriptors: [SortDescriptor]) {
         self.descriptors = descriptors
@@ -120,11 +120,11 @@ struct RowOrdering: Sendable {
         return a.count < b.count ? -1 : (a.count > b.count ? 1 : 0)
     }
 
-    private static func foldASCII(_ byte: UInt8) -> UInt8 {
+    static func foldASCII(_ byte: UInt8) -> UInt8 {
         byte >= 65 && byte <= 90 ? byte + 32 : byte
     }
 
-    private static func trimmingTrailingSpaces(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    static func trimmingTrailingSpaces(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 32 { end -= 1 }
         return UnsafeRawBufferPointer(rebasing: bytes[..<end])

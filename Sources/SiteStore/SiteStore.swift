@@ -39,6 +39,8 @@ public final class SiteStore {
         }
         // The page manifest is one tree keyed by path (WITHOUT ROWID), where a first build of 120,000 pages
         // inserted into a table and its index on path alike; stores made before keep theirs, read the same way.
+        // A listing's item pieces are one tree in the rows' order, so that a page's pieces are one range of it
+        // (decisions.md 39h); the table before, keyed by row id, held only a cache and is dropped.
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS sitegen_collections (name TEXT PRIMARY KEY, signature TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS sitegen_sources (
@@ -52,9 +54,11 @@ public final class SiteStore {
                 owner TEXT NOT NULL, section TEXT NOT NULL, page INTEGER NOT NULL, record INTEGER NOT NULL, key TEXT NOT NULL)
                 WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS sitegen_pages_record ON sitegen_pages (record, page, owner);
-            CREATE TABLE IF NOT EXISTS sitegen_fragments (
-                key INTEGER NOT NULL, id INTEGER NOT NULL, version INTEGER NOT NULL, html TEXT NOT NULL,
-                PRIMARY KEY (key, id)) WITHOUT ROWID;
+            DROP TABLE IF EXISTS sitegen_fragments;
+            CREATE TABLE IF NOT EXISTS sitegen_item_pieces (
+                key INTEGER NOT NULL, section TEXT NOT NULL, place BLOB NOT NULL, id INTEGER NOT NULL,
+                version INTEGER NOT NULL, html TEXT NOT NULL,
+                PRIMARY KEY (key, section, place, id)) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS sitegen_sources_by_collection ON sitegen_sources (collection, path);
             CREATE TABLE IF NOT EXISTS sitegen_responses (
                 url TEXT PRIMARY KEY, status INTEGER NOT NULL, etag TEXT, last_modified TEXT, fetched_at REAL NOT NULL,

@@ -60,6 +60,61 @@ final class RowOrderingTests: XCTestCase {
         }
     }
 
+    /// Order bytes never sort a row before one SQLite lists ahead of it, under every collation, direction
+    /// and NULL placement, with texts cut and numbers beyond a double's integers; and they tell apart the
+    /// keys they hold whole.
+    func testOrderBytesNeverContradictSQLitesOrderAndTellApartWholeKeys() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)
+        var random = SeededGenerator(seed: seed)
+        let database = try Database(path: ":memory:")
+        try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, v, w)")
+        let long = String(repeating: "x", count: RowOrdering.keptValueBytes)
+        let longTexts = [long, long + "a", long + "B", long + "b ", String(long.dropLast()) + "Y", long.uppercased() + "a"]
+        try database.transaction {
+            let insert = try database.makeStatement("INSERT INTO items (id, v, w) VALUES (?, ?, ?)")
+            for id in 1...400 {
+                let value = Int.random(in: 0..<5, using: &random) == 0 ? .text(longTexts.randomElement(using: &random)!) : randomValue(&random)
+                try insert.execute([.integer(Int64(id)), value, randomValue(&random)])
+            }
+            let withNUL = ["x'7a0061'", "x'7a0062'", "x'5a0062'", "x'7a00'", "x'7a'", "x'7a01'"]
+            for (offset, text) in withNUL.enumerated() {
+                try database.execute("INSERT INTO items (id, v, w) VALUES (?, CAST(\(text) AS TEXT), CAST(\(withNUL.reversed()[offset]) AS TEXT))",
+                                     [.integer(Int64(401 + offset))])
+            }
+        }
+        for round in 0..<40 {
+            let descriptors = ["v", "w"].map { key in
+                SortDescriptor(key: key, ascending: Bool.random(using: &random),
+                               collation: [nil, "NOCASE", "RTRIM", "BINARY"].randomElement(using: &random)!,
+                               nulls: [nil, .first, .last].randomElement(using: &random)!)
+            }
+            let controller = try ResultsController(database: database, request: FetchRequest(table: "items", sortDescriptors: descriptors))
+            let entries = Array(try controller.fetchRows(progress: nil).chunks.joined())
+            let ordering = controller.compiled.ordering
+            let bytes = entries.map { ordering.orderBytes(of: $0.key) }
+            for index in entries.indices.dropFirst() where bytes[index - 1].lexicographicallyPrecedes(bytes[index]) == false
+                && bytes[index - 1] != bytes[index] {
+                return XCTFail("seed \(seed), round \(round), \(descriptors): SQLite lists \(entries[index - 1].key.values) before "
+                               + "\(entries[index].key.values), whose order bytes are smaller")
+            }
+            // Short texts, blobs and small numbers are held whole: keys that differ have bytes that differ.
+            for index in entries.indices.dropFirst() where ordering.compare(entries[index - 1].key, entries[index].key) != 0 {
+                let values = entries[index - 1].key.values + entries[index].key.values
+                let whole = values.allSatisfy { value in
+                    switch value {
+                    case .text(let text): return text.utf8.count < RowOrdering.keptValueBytes && !text.utf8.contains(0)
+                    case .real(let number): return abs(number) < 9e15
+                    case .integer(let number): return number.magnitude < 9_000_000_000_000_000
+                    default: return true
+                    }
+                }
+                if whole {
+                    XCTAssertNotEqual(bytes[index - 1], bytes[index], "seed \(seed), \(descriptors): \(values)")
+                }
+            }
+        }
+    }
+
     func testAKeyDecodesToTheValuesItWasMadeOf() {
         var random = SeededGenerator(seed: 7)
         for _ in 0..<500 {

@@ -221,4 +221,47 @@ final class DeltaPlanTests: XCTestCase {
         XCTAssertEqual(both.listItemsRendered, 2, "the new bank's item and the edited one's")
         try assertSameAsCleanBuild("after a bank edited and one added")
     }
+
+    /// A listing's pieces are kept in its rows' order; a bank that moves or goes leaves its old piece where
+    /// it was, and the page rendered over that place drops it: the pieces stay about one a row, not one
+    /// per place a row ever had.
+    func testPiecesOfRowsThatMovedOrWentAreDroppedByThePagesOverTheirOldPlaces() throws {
+        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
+        var rows = ["name,city,state,cert,acquirer,closing_date,fund,notes"]
+        for number in 0..<2_000 {
+            let day = String(format: "20%02d-%02d-%02d", number % 24, number % 12 + 1, number % 28 + 1)
+            rows.append("Bank \(number),Town \(number % 300),S\(number % 7),\(100_000 + number),Acquirer,\(day),\(number),Notes.")
+        }
+        func write() throws { try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8) }
+        try write()
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        let store = site.appendingPathComponent(".sitegen/store.sqlite").path
+        // The ids of the banks deleted below (certs 101200 to 101209); the news listings' rows are fewer.
+        let deleted = try Database(path: store, readOnly: true).fetchAll("SELECT _id FROM banks WHERE cert BETWEEN 101200 AND 101209")
+            .compactMap { $0["_id"]?.int64Value }.map(String.init).joined(separator: ",")
+        // Pieces of one key and section under more than one place (a row's old and new), and of rows gone.
+        func leftOver() throws -> (moved: Int, gone: Int) {
+            let database = try Database(path: store, readOnly: true)
+            let moved = try database.fetchValue("""
+                SELECT count(*) FROM (SELECT 1 FROM sitegen_item_pieces GROUP BY key, section, id HAVING count(*) > 1)
+                """)?.int64Value ?? -1
+            let gone = try database.fetchValue("SELECT count(*) FROM sitegen_item_pieces WHERE id IN (\(deleted))")?.int64Value ?? -1
+            return (Int(moved), Int(gone))
+        }
+        XCTAssertEqual(try leftOver().moved, 0)
+        XCTAssertEqual(try leftOver().gone, 10, "the banks to be deleted have their pieces")
+
+        // Ten banks moved to the top, ten others deleted.
+        for number in 100..<110 { rows[number + 1] = rows[number + 1].replacingOccurrences(of: ",Acquirer,20", with: ",Acquirer,30") }
+        rows.removeSubrange(1_201..<1_211)
+        try write()
+        let changed = try SiteBuilder(root: site).build()
+        XCTAssertTrue(changed.succeeded, "\(changed.problems)")
+        XCTAssertLessThanOrEqual(changed.listItemsRendered, 10, "the moved banks' items alone")
+        let (moved, gone) = try leftOver()
+        // A place at a page's first or last row is not inside what that page reads: those may stay.
+        XCTAssertLessThanOrEqual(moved, 3, "of 10 banks moved, old pieces left")
+        XCTAssertLessThanOrEqual(gone, 3, "of 10 banks deleted, pieces left")
+        try assertSameAsCleanBuild("after banks moved and deleted")
+    }
 }

@@ -10,7 +10,11 @@ import SiteStore
 struct ListItemPieces: Sendable {
     /// The key of the listing's pieces: its template and the settings its pages show.
     let key: Int64
+    /// The page's section, whose pieces are kept together.
+    let section: String
     let versions: [Int64]
+    /// Each row's place in the listing's order (`ResultsController.orderBytes`), where its piece is kept.
+    let places: [[UInt8]]
     /// Rows whose related records changed: their pieces show the old ones.
     let stale: Set<Int64>
     /// The page's rows, read only for the items that have no piece.
@@ -24,10 +28,19 @@ struct ListItemPieces: Sendable {
     /// presented row (`present`) for the others; with the pieces to render them with.
     func items(on database: Database, present: (RowReading) throws -> [TemplateRecord]) throws -> ([TemplateRecord], ItemFragments) {
         let ids = reading.ids
-        let kept = reuses ? try ItemFragmentStore.pieces(in: database, key: key, ids: ids) : [:]
-        let cached = ids.indices.map { place -> String? in
-            guard let piece = kept[ids[place]], piece.version == versions[place], !stale.contains(ids[place]) else { return nil }
-            return piece.html
+        var cached = [String?](repeating: nil, count: ids.count)
+        if reuses, let first = places.first, let last = places.last {
+            var gone: [ItemFragmentStore.Piece] = []
+            for piece in try ItemFragmentStore.pieces(in: database, run: .init(key: key, section: section, first: first, last: last)) {
+                if let place = ids.firstIndex(of: piece.id), piece.place == places[place] {
+                    if piece.version == versions[place], !stale.contains(piece.id) { cached[place] = piece.html }
+                } else if piece.place.lexicographicallyPrecedes(last), first.lexicographicallyPrecedes(piece.place) {
+                    // Strictly between this page's first and last rows, only this page's rows can be: the
+                    // piece is of a row that moved or went.
+                    gone.append(piece)
+                }
+            }
+            sink.drop(gone, key: key, section: section)
         }
         let missing = ids.indices.filter { cached[$0] == nil }
         var presented = try present(reading.only(missing.map { ids[$0] })).makeIterator()
@@ -40,8 +53,8 @@ struct ListItemPieces: Sendable {
     func keep(_ fragments: ItemFragments) {
         sink.reuse(fragments.cached.count - fragments.rendered.count)
         guard !fragments.rendered.isEmpty else { return }
-        sink.add(fragments.rendered.map { ItemFragmentStore.Piece(id: reading.ids[$0.key], version: versions[$0.key], html: $0.value) },
-                 key: key)
+        sink.add(fragments.rendered.map { ItemFragmentStore.Piece(id: reading.ids[$0.key], version: versions[$0.key], place: places[$0.key], html: $0.value) },
+                 key: key, section: section)
     }
 
     /// The page values a piece may not name: they differ from page to page of a listing.
@@ -52,9 +65,15 @@ struct ListItemPieces: Sendable {
 /// of their own (`CacheWriter`), while the pages are still being made: a full build's pieces are never
 /// all in memory. `finish` must be called before the build's thread writes to the store again.
 final class ItemPieceSink: @unchecked Sendable {
+    /// Where a batch's pieces go: a listing's key and one of its sections.
+    private struct Place: Hashable {
+        let key: Int64
+        let section: String
+    }
+
     private let lock = NSLock()
     private let storePath: String
-    private var batch: [Int64: [ItemFragmentStore.Piece]] = [:]
+    private var batch: [Place: (kept: [ItemFragmentStore.Piece], gone: [ItemFragmentStore.Piece])] = [:]
     private var count = 0
     private var writer: CacheWriter?
     private var keys = Set<Int64>()
@@ -81,12 +100,22 @@ final class ItemPieceSink: @unchecked Sendable {
         lock.withLock { reused += items }
     }
 
-    /// Adds `pieces` rendered under `key`.
-    func add(_ pieces: [ItemFragmentStore.Piece], key: Int64) {
+    /// Adds `pieces` rendered under `key` in `section`.
+    func add(_ pieces: [ItemFragmentStore.Piece], key: Int64, section: String) {
         lock.withLock {
-            batch[key, default: []] += pieces
+            batch[Place(key: key, section: section), default: ([], [])].kept += pieces
             count += pieces.count
             rendered += pieces.count
+            if count >= Self.batchSize { flush() }
+        }
+    }
+
+    /// Drops pieces a page found in its range that belong to none of its rows.
+    func drop(_ pieces: [ItemFragmentStore.Piece], key: Int64, section: String) {
+        guard !pieces.isEmpty else { return }
+        lock.withLock {
+            batch[Place(key: key, section: section), default: ([], [])].gone += pieces
+            count += pieces.count
             if count >= Self.batchSize { flush() }
         }
     }
@@ -107,7 +136,9 @@ final class ItemPieceSink: @unchecked Sendable {
         (batch, count) = ([:], 0)
         if writer == nil { writer = CacheWriter(storePath: storePath) }
         writer?.submit { database in
-            for (key, pieces) in pieces { try ItemFragmentStore.save(pieces, key: key, in: database) }
+            for (place, pieces) in pieces {
+                try ItemFragmentStore.save(pieces.kept, dropping: pieces.gone, key: place.key, section: place.section, in: database)
+            }
         }
     }
 }

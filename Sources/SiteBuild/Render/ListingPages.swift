@@ -252,7 +252,8 @@ extension PageRenderer {
             }
             let path = paginator.path(ofPage: number)
             if let reading, let key = state.pieceKey, let pieceSink {
-                let pieces = ListItemPieces(key: key, versions: controller.versions(in: rows(number)), stale: state.dirty,
+                let pieces = ListItemPieces(key: key, section: section.name, versions: controller.versions(in: rows(number)),
+                                            places: controller.orderBytes(in: rows(number)), stale: state.dirty,
                                             reading: reading, sink: pieceSink, reuses: plan.renderAllReason == nil)
                 try queue.submit(template: listing.template, page: .list, path: String(path.dropFirst()) + "index.html", pieces: pieces) { worker, usesPieces in
                     let database = try worker.database()
