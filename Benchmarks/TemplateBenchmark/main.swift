@@ -4,7 +4,8 @@
 // (20 records a listing page, a detail page with its Markdown body as HTML) through swift-mustache 2.1.1,
 // as sitegen used it (a strict lookup root), and through sitegen's own engine (`TemplateSet`); checks that
 // both give the same bytes, then prints the time per page of each (best of 5 rounds of PAGES renders,
-// default 5,000) and the ratio.
+// default 5,000) and the ratio. Then the list page made of its items' pieces, as the mutation round's shifted pages
+// are: the time of its frame alone.
 import Foundation
 import Mustache
 import SiteRender
@@ -110,13 +111,27 @@ func column(_ text: String, _ width: Int) -> String { String(repeating: " ", cou
 func microseconds(_ value: Double) -> String { String(format: "%.1f", value) }
 
 print("template   bytes  swift-mustache  sitegen   ratio   (µs per page, best of 5 rounds of \(pages) pages)")
-// SITEGEN_ENGINE=sitegen (or swift-mustache) times one engine alone, for a profiler.
+// SITEGEN_ENGINE=sitegen (or swift-mustache) times one engine alone, for a profiler; =pieces the page from pieces alone.
 let engines = ProcessInfo.processInfo.environment["SITEGEN_ENGINE"]
-for (name, context) in [("list", listContext), ("detail", detailContext)] {
+for (name, context) in engines == "pieces" ? [] : [("list", listContext), ("detail", detailContext)] {
     let expected = renderWithSwiftMustache(name, context)
     guard renderWithSitegen(name, context) == expected else { fatalError("\(name): the engines' outputs differ") }
     let old = engines == "sitegen" ? .nan : timePerPage(renderWithSwiftMustache, name, context)
     let new = engines == "swift-mustache" ? .nan : timePerPage(renderWithSitegen, name, context)
     print(name.padding(toLength: 8, withPad: " ", startingAt: 0) + column("\(expected.utf8.count)", 7) + column(microseconds(old), 16)
           + column(microseconds(new), 9) + column(microseconds(old / new), 8) + "×")
+}
+
+// A list page made of its items' pieces (as a shifted page of the mutation round is): the frame alone is rendered.
+if engines != "swift-mustache" {
+    let rendering = ItemFragments(section: "items", cached: Array(repeating: nil, count: 20))
+    let whole = try! templates.render("list", context: listContext, knownNames: knownNames, fragments: rendering)
+    let pieces = (0..<20).map { rendering.rendered[$0]! }
+    var context = listContext
+    context["items"] = Array(repeating: TemplateRecord(names: [], values: []), count: 20)
+    let fromPieces = { (_: String, _: [String: Any]) -> String in
+        try! templates.render("list", context: context, knownNames: knownNames, fragments: ItemFragments(section: "items", cached: pieces))
+    }
+    guard fromPieces("list", context) == whole else { fatalError("list: the page from pieces differs") }
+    print("list from pieces".padding(toLength: 24, withPad: " ", startingAt: 0) + column(microseconds(timePerPage(fromPieces, "list", context)), 9))
 }
