@@ -143,7 +143,12 @@ public final class ResultsController {
     /// Told how many rows a fetch without a cache to restore has read, every 10,000 (for a progress display).
     public var fetchProgress: ((Int) -> Void)?
 
+    /// Called before a fetch runs the query because no cache could be restored: a caller may let go of
+    /// other large results first, as that fetch holds every row's sort key.
+    public var willFetchAfresh: (() -> Void)?
+
     private func fetchAndCache() throws {
+        willFetchAfresh?()
         let generation = database.generation
         try install(try fetchRows(progress: fetchProgress))
         self.generation = generation

@@ -23,16 +23,21 @@ public struct BuildSummary: Sendable {
         public var insertedRows = 0, deletedRows = 0, movedRows = 0, updatedRows = 0
     }
 
-    /// Pages rendered, with the reason for each.
-    public var rendered: [RenderedPage] = []
+    /// Pages rendered, with the reason for each (made from `renderedPages` when asked: O(pages)).
+    public var rendered: [RenderedPage] { renderedPages.pages }
+    /// Pages rendered, with the reason for each, held compactly (a build of every page has one per record).
+    public internal(set) var renderedPages = RenderedPages()
     /// How many listing and detail pages the plan worked out the inputs of: every page when it looks at
     /// everything, the pages the changes touch when the controllers' deltas drive it.
     public var pagesLookedAt = 0
     /// Pages kept from the last build without rendering (with their feeds and Markdown twins): their inputs had not changed.
     public var pagesKept = 0
     /// Files written (or, in a dry run, that would be) because their bytes changed, in no particular order
-    /// (the plan and the report sort them: a first build's 120,000 were sorted for no reader).
-    public var writtenPaths: [String] = []
+    /// (the plan and the report sort them: a first build's 120,000 were sorted for no reader). Made from the
+    /// writer's compact list when asked: a build of every page writes a million (decisions.md 39g).
+    public var writtenPaths: [String] { writtenFiles.writtenPaths }
+    /// Every file the build rendered, with whether it was written.
+    var writtenFiles = WrittenFiles()
     /// Files deleted (or that would be), sorted.
     public var deletedPaths: [String] = []
     /// Each listing's delta.

@@ -242,7 +242,7 @@ extension SiteBuilder {
     /// was not, as a CI cache may): the pages of records deleted since are among them, and no build
     /// will delete them, as it deletes only what a build made. Said once, with a few of them.
     func strangers(in writer: OutputWriter) -> [SourceError] {
-        let made = writer.manifest
+        let made = writer.renderedFiles
         guard let walker = FileManager.default.enumerator(at: outputDirectory, includingPropertiesForKeys: [.isRegularFileKey],
                                                           options: [.skipsHiddenFiles]) else { return [] }
         let prefix = outputDirectory.standardizedFileURL.path + "/"
@@ -252,7 +252,7 @@ extension SiteBuilder {
         for case let url as URL in walker where names.contains(url.lastPathComponent) || url.lastPathComponent.hasPrefix("sitemap") {
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
             let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
-            if made[path] == nil { found.append(path) }
+            if !made.contains(path) { found.append(path) }
         }
         guard !found.isEmpty else { return [] }
         let shown = found.sorted().prefix(3).joined(separator: ", ") + (found.count > 3 ? ", …" : "")

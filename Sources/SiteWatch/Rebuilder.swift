@@ -106,7 +106,7 @@ public struct RebuildReport: Sendable {
             }
             return cause + "build failed in \(time); fix it and save again"
         }
-        let pages = "\(summary.rendered.count) pages rendered, \(summary.pagesKept) kept; "
+        let pages = "\(summary.renderedPages.count) pages rendered, \(summary.pagesKept) kept; "
             + "\(summary.pagesWritten) files written, \(summary.pagesUnchanged) unchanged, \(summary.pagesDeleted) deleted"
         if !errors.isEmpty { return cause + "built with \(errors.count) problem(s) in \(time): \(pages)" }
         return cause + "built in \(time): \(pages)"

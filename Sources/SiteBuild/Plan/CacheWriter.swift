@@ -11,6 +11,8 @@ import SiteStore
 final class CacheWriter: @unchecked Sendable {
     private let condition = NSCondition()
     private var writes: [@Sendable (Database) throws -> Void] = []
+    /// Whether a write taken from `writes` is running.
+    private var writing = false
     private var closed = false
     private var finished = false
 
@@ -25,6 +27,14 @@ final class CacheWriter: @unchecked Sendable {
         condition.lock()
         writes.append(write)
         condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until every write queued so far is done, and with it the results each held (a listing's whole
+    /// snapshot, after a fetch from nothing), while the writer's thread goes on.
+    func waitUntilIdle() {
+        condition.lock()
+        while !writes.isEmpty || writing { condition.wait() }
         condition.unlock()
     }
 
@@ -50,9 +60,16 @@ final class CacheWriter: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let write = writes.removeFirst()
+            var write: (@Sendable (Database) throws -> Void)? = writes.removeFirst()
+            writing = true
             condition.unlock()
-            if let database { try? database.transaction { try write(database) } }
+            if let database, let work = write { try? database.transaction { try work(database) } }
+            // Let go of what the write held before a waiter is told that it is done.
+            write = nil
+            condition.lock()
+            writing = false
+            condition.broadcast()
+            condition.unlock()
         }
     }
 }

@@ -50,6 +50,9 @@ struct ControllerFetcher {
             controller.savesCacheAfterFetch = cacheWriter == nil
             let throttle = ProgressThrottle(step: fetch.step ?? "listing \(fetch.name)", total: 0, report: progress)
             controller.fetchProgress = { throttle.readRows($0) }
+            // A fetch from nothing holds every row's sort key: the caches queued before it (a taxonomy's
+            // whole snapshot, held until written) are written first, not kept beside it (decisions.md 39g).
+            if let cacheWriter { controller.willFetchAfresh = { cacheWriter.waitUntilIdle() } }
             return (controller, try controller.performFetch(catchingUpWith: changes))
         } catch let error as SQLiteError {
             throw BuildError.config(ConfigError(file: config.file, at: fetch.mark, reason: "listing '\(fetch.name)': \(error.message)"))

@@ -24,7 +24,7 @@ final class RenderPlan: @unchecked Sendable {
     /// gone unless planned again (besides `manifest.otherSlots`, which every build visits).
     private var visited = Set<Int>()
     private var changed = PageEntries()
-    private var renderedUnits: [BuildSummary.RenderedPage] = []
+    private var renderedUnits = RenderedPages()
     private var keptPages = 0
     private var collisionNotes: [String] = []
     private var collidingPairs = Set<String>()
@@ -196,7 +196,7 @@ final class RenderPlan: @unchecked Sendable {
                 addedFiles -= 1
             }
             let rendered = renderedUnits.count
-            renderedUnits.removeAll { $0.path == path }
+            renderedUnits.removeAll(path: path)
             // A file left out is one of a static file's, a bundle's or an alias's, each a page of one file.
             if renderedUnits.count == rendered, slot != nil { keptPages = max(0, keptPages - 1) }
             collisionCount += 1
@@ -293,7 +293,7 @@ final class RenderPlan: @unchecked Sendable {
         entry.inputs = inputs
         lock.lock()
         defer { lock.unlock() }
-        renderedUnits.append(BuildSummary.RenderedPage(path: paths[0], reason: reason))
+        renderedUnits.append(path: paths[0], reason: reason)
         for path in paths {
             changed[path] = entry
             if let slot = manifest.slot(of: path) { markSeen(slot) } else { addedFiles += 1 }
@@ -381,7 +381,7 @@ final class RenderPlan: @unchecked Sendable {
     }
 
     /// The pages rendered, with their reasons, in the order they were planned.
-    var rendered: [BuildSummary.RenderedPage] { lock.withLock { renderedUnits } }
+    var rendered: RenderedPages { lock.withLock { renderedUnits } }
     /// How many pages were kept without rendering: those looked at and found unchanged, and, when the plan
     /// does not visit everything, the last build's pages it did not look at.
     var kept: Int {
@@ -395,13 +395,13 @@ final class RenderPlan: @unchecked Sendable {
     /// What the build changes in the manifest: the entries rendered (with the hashes of the files written,
     /// or that would be, from `hashes`) or kept with new inputs, and the paths no page claims any more.
     /// Asked once, when every page is planned and written: the plan hands its entries over.
-    func takeManifestChanges(hashes: [String: Int64]) -> (changed: PageEntries, removed: [String]) {
+    func takeManifestChanges(hashes: WrittenFiles) -> (changed: PageEntries, removed: [String]) {
         lock.withLock {
             // Taken, not copied: a first build's 120,000 entries were copied whole at the first hash set.
             var result = changed
             changed = PageEntries()
-            for (path, hash) in hashes where !result.setHash(hash, of: path) {
-                result[path] = PageRecord(inputs: nil, hash: hash)
+            hashes.forEach { path, hash in
+                if !result.setHash(hash, of: path) { result[path] = PageRecord(inputs: nil, hash: hash) }
             }
             let removed = unplannedSlots().filter { result[manifest.path(at: $0)] == nil }.map { manifest.path(at: $0) }.sorted()
             return (result, removed)

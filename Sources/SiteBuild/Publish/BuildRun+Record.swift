@@ -8,11 +8,12 @@ extension BuildRun {
     func record(plan: RenderPlan, output: OutputFiles, history: OutputHistory, planInputs: Int64) throws {
         let writer = output.writer
         summary.problems += plan.collisions.map { SourceError(file: "sitegen.yml", reason: $0) }
-        let (changed, removed) = plan.takeManifestChanges(hashes: writer.manifest)
+        let rendered = writer.renderedFiles
+        let (changed, removed) = plan.takeManifestChanges(hashes: rendered)
         // After an interrupted build every page was rendered, so the writer knows every file there should be.
         let removedHere = Set(removed)
-        let stale = removed + history.leftHere.filter { writer.manifest[$0] == nil && !removedHere.contains($0) }
-        let (deleted, undeletable) = writer.deleteStale(stale, afterInterruption: history.interrupted ? Set(writer.manifest.keys) : nil,
+        let stale = removed + history.leftHere.filter { !rendered.contains($0) && !removedHere.contains($0) }
+        let (deleted, undeletable) = writer.deleteStale(stale, afterInterruption: history.interrupted ? rendered : nil,
                                                         made: history.interrupted ? output.newFiles.files() : [])
         summary.deletedPaths = deleted.sorted()
         // A file that could not be deleted stays in the manifest, so that the next build tries again.
@@ -50,12 +51,12 @@ extension BuildRun {
         if !options.dryRun { output.newFiles.clear() }
         writer.spares?.trim()
         session?.spareListing = writer.spares?.listing()
-        summary.rendered = plan.rendered
+        summary.renderedPages = plan.rendered
         summary.pagesKept = plan.kept
         summary.pagesLookedAt = plan.pagesLookedAt
         summary.listItemsReused = pieceSink?.reused ?? 0
         summary.listItemsRendered = pieceSink?.rendered ?? 0
-        summary.writtenPaths = writer.changed
+        summary.writtenFiles = writer.renderedFiles
         summary.pagesDeleted = summary.deletedPaths.count
         summary.pagesWritten = writer.written
         summary.pagesUnchanged = writer.unchanged

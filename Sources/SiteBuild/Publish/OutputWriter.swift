@@ -16,15 +16,18 @@ final class OutputWriter: @unchecked Sendable {
     private let lock = NSLock()
     private var writtenCount = 0
     private var unchangedCount = 0
-    private var paths: [String: Int64] = [:]
-    private var changedPaths: [String] = []
+    /// Every file this build rendered, with its content hash and whether it was written (decisions.md 39g).
+    private var files = WrittenFiles()
 
     /// Files written because their bytes changed (or are new).
     var written: Int { lock.withLock { writtenCount } }
     /// Files whose bytes were already there.
     var unchanged: Int { lock.withLock { unchangedCount } }
-    /// Every path (relative to `root`) this build rendered, with its content hash.
-    var manifest: [String: Int64] { lock.withLock { paths } }
+    /// Every file (relative to `root`) this build rendered, with its content hash: a copy, which costs
+    /// nothing while the writer writes no more.
+    var renderedFiles: WrittenFiles { lock.withLock { files } }
+    /// The content hash of the file this build rendered at `path` (relative to `root`); nil when none.
+    func hash(of path: String) -> Int64? { lock.withLock { files.hash(of: path) } }
 
     /// `root` as a path, for the system calls every page makes.
     private let rootPath: String
@@ -40,9 +43,10 @@ final class OutputWriter: @unchecked Sendable {
     private var madeFolders: Set<Substring> = []
     /// Files written and waiting for `publish()`: a temporary file beside its page, or a spare.
     private var staged: [Staged] = []
-    /// The staged files that replace a file of the last build (the others are new where they go), by path
-    /// relative to `root`.
-    private var replacing = Set<String>()
+    /// The threads that wrote temporary files, which `Staged.thread` numbers: a few, however many files.
+    private var stagingThreads: [UInt] = []
+    /// The spares that staged files' bytes were written into, by the file's number in `files`.
+    private var stagedSpares: [Int32: String] = [:]
     /// Told, about twice a second, how many of the build's files are in their places (a publish of a second or more).
     var progress: ((RenderProgress) -> Void)?
     /// Seconds between those reports (`SiteBuilder.progressInterval`).
@@ -81,7 +85,7 @@ final class OutputWriter: @unchecked Sendable {
     }
 
     /// The files written (or, in a dry run, that would be) because their bytes changed, in no particular order.
-    var changed: [String] { lock.withLock { changedPaths } }
+    var changed: [String] { lock.withLock { files.writtenPaths } }
 
 
     /// Writes `contents` to `path` (relative, e.g. `banks/10538/index.html`) unless the file already holds exactly it.
@@ -103,7 +107,7 @@ final class OutputWriter: @unchecked Sendable {
         guard !path.utf8.contains(0) else {
             throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "a page's path holds a NUL character: \(path.debugDescription)"])
         }
-        lock.withLock { paths[path] = hash }
+        let number = lock.withLock { files.set(hash, for: path) }
         let fullPath = rootPath + "/" + path
         // In a folder this build made (or below one), a page is new: looking for the file is a system call
         // per page of a first build (a twentieth of the workers' time at 100,000 records) that finds nothing.
@@ -118,7 +122,7 @@ final class OutputWriter: @unchecked Sendable {
         if dryRun {
             lock.withLock {
                 writtenCount += 1
-                changedPaths.append(path)
+                files.mark(number, .written)
             }
             return
         }
@@ -133,20 +137,24 @@ final class OutputWriter: @unchecked Sendable {
         if existing == .different, let spares, device == spares.device, Self.isWritableFolder(of: fullPath),
            let spare = try spares.write(data) {
             // Written into a spare's blocks, to be swapped in.
-            lock.withLock { staged.append(Staged(path: path, spare: spare, thread: 0)) }
+            lock.withLock {
+                staged.append(Staged(number: Int32(number), thread: Staged.inSpare))
+                stagedSpares[Int32(number)] = spare
+                files.unmark(number, .replacing)
+            }
         } else {
             let thread = currentThreadNumber()
             // Written down before the first is made: whatever stops this build, the next one looks for them.
             try newFiles?.recordTemporaryFiles()
             try Self.writeWithoutSync(data, to: temporaryPath(for: fullPath, thread: thread), using: writeBytes)
             lock.withLock {
-                staged.append(Staged(path: path, spare: nil, thread: thread))
-                if existing == .different { replacing.insert(path) }
+                staged.append(Staged(number: Int32(number), thread: threadNumber(of: thread)))
+                if existing == .different { files.mark(number, .replacing) } else { files.unmark(number, .replacing) }
             }
         }
         lock.withLock {
             writtenCount += 1
-            changedPaths.append(path)
+            files.mark(number, .written)
         }
     }
 
@@ -156,13 +164,7 @@ final class OutputWriter: @unchecked Sendable {
     /// that cannot place a file because of it publishes none.
     func publish() throws {
         try clearTheWay()
-        let (files, replacing) = lock.withLock {
-            defer {
-                staged = []
-                self.replacing = []
-            }
-            return (staged, self.replacing)
-        }
+        let files = takeStaged()
         guard !files.isEmpty else { return }
         let failureLock = NSLock()
         nonisolated(unsafe) var failure: (any Error)?
@@ -180,10 +182,10 @@ final class OutputWriter: @unchecked Sendable {
                 defer { placedCount.add(1, ordering: .relaxed) }
                 // Once a file could not be placed, no other is: those placed are taken back.
                 if failureLock.withLock({ failure != nil }) { break }
-                let item = files[index]
+                let item = files.items[index]
                 do {
-                    done.append(try place(file(of: item), at: fullPath(of: item), isSpare: item.spare != nil,
-                                          replacing: replacing.contains(item.path)))
+                    done.append(try place(files.file(of: item), at: files.fullPath(of: item), isSpare: files.isSpare(item),
+                                          replacing: files.isReplacing(item)))
                 } catch {
                     failureLock.withLock { failure = failure ?? error }
                     break
@@ -202,7 +204,7 @@ final class OutputWriter: @unchecked Sendable {
             // back, so none does: the pages placed stay together, with the new pages they link to, and
             // the error says how many.
             release(placed, lanes: lanes)
-            for item in files where item.spare == nil { unlink(file(of: item)) }
+            for item in files.items where !files.isSpare(item) { unlink(files.file(of: item)) }
             let path = (failure as? CocoaError)?.userInfo[NSFilePathErrorKey] as? String ?? rootPath
             let reason = (failure as? CocoaError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(failure)"
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason
@@ -221,8 +223,8 @@ final class OutputWriter: @unchecked Sendable {
             case .final: break
             }
         }
-        for item in files where item.spare == nil {
-            let file = file(of: item)
+        for item in files.items where !files.isSpare(item) {
+            let file = files.file(of: item)
             if unlink(file) == 0 { removeMadeFolders(above: file) }
         }
         throw failure
@@ -263,24 +265,61 @@ final class OutputWriter: @unchecked Sendable {
         rmdir(path)
     }
 
-    /// A file written and waiting for `publish()`. Only the page's path is kept (the string the manifest keys
-    /// it by), with the spare its bytes are in or the thread whose temporary file beside the page holds them,
-    /// whose name is made again when needed: a first build stages every page, and two more paths per page
-    /// were a fifth of its memory (decisions.md 39c).
+    /// A file written and waiting for `publish()`: its number in `files`, and the thread whose temporary file
+    /// beside the page holds its bytes (the file's name is made again when needed), or `inSpare`. A first
+    /// build stages every page: a path and a spare's name each were a fifth of its memory (decisions.md 39c, 39g).
     private struct Staged {
-        /// The page's path, relative to `root`.
-        let path: String
-        /// The spare its bytes were written into; nil when they are in a temporary file.
-        let spare: String?
-        /// The thread that wrote the temporary file, which its name holds.
-        let thread: UInt
+        /// The file's number in `files`.
+        let number: Int32
+        /// The writing thread's place in `stagingThreads`, or `inSpare`.
+        let thread: UInt32
+        /// `thread` of a file whose bytes were written into a spare (`stagedSpares`).
+        static let inSpare = UInt32.max
     }
 
-    /// Where `item`'s page goes.
-    private func fullPath(of item: Staged) -> String { rootPath + "/" + item.path }
+    /// The place of `thread` in `stagingThreads` (called with the lock held).
+    private func threadNumber(of thread: UInt) -> UInt32 {
+        if let known = stagingThreads.lastIndex(of: thread) { return UInt32(known) }
+        stagingThreads.append(thread)
+        return UInt32(stagingThreads.count - 1)
+    }
 
-    /// Where `item`'s bytes wait: its spare, or its temporary file.
-    private func file(of item: Staged) -> String { item.spare ?? temporaryPath(for: fullPath(of: item), thread: item.thread) }
+    /// Staged files with what names them, taken from the writer for publishing or discarding.
+    private struct StagedFiles {
+        let items: [Staged]
+        let files: WrittenFiles
+        let threads: [UInt]
+        let spares: [Int32: String]
+        let rootPath: String
+
+        var isEmpty: Bool { items.isEmpty }
+        var count: Int { items.count }
+        /// The page's path, relative to the root.
+        func path(of item: Staged) -> String { files.path(of: Int(item.number)) }
+        /// Where `item`'s page goes.
+        func fullPath(of item: Staged) -> String { rootPath + "/" + path(of: item) }
+        func isSpare(_ item: Staged) -> Bool { item.thread == Staged.inSpare }
+        func isReplacing(_ item: Staged) -> Bool { files.marks(of: Int(item.number)).contains(.replacing) }
+        /// Where `item`'s bytes wait: its spare, or its temporary file.
+        func file(of item: Staged) -> String {
+            isSpare(item) ? spares[item.number]! : temporaryPath(for: fullPath(of: item), thread: threads[Int(item.thread)])
+        }
+    }
+
+    /// The files staged so far; `taking` them leaves none staged.
+    private func stagedFiles(taking: Bool) -> StagedFiles {
+        lock.withLock {
+            defer {
+                if taking {
+                    staged = []
+                    stagedSpares = [:]
+                }
+            }
+            return StagedFiles(items: staged, files: files, threads: stagingThreads, spares: stagedSpares, rootPath: rootPath)
+        }
+    }
+
+    private func takeStaged() -> StagedFiles { stagedFiles(taking: true) }
 
     /// What placing a file leaves, so that a failed publication can be taken back.
     private enum Placed {
@@ -346,10 +385,11 @@ final class OutputWriter: @unchecked Sendable {
         // A page (`…/index.html`) is another file's folder only if something other than a file stood where
         // it was written: only those and the other files, a few of a build's hundred thousand, are looked at.
         let obstructed = lock.withLock { self.obstructed }
-        for item in lock.withLock({ staged }) {
-            let path = item.path, isPage = path == "index.html" || path.hasSuffix("/index.html")
+        let staged = stagedFiles(taking: false)
+        for item in staged.items {
+            let path = staged.path(of: item), isPage = path == "index.html" || path.hasSuffix("/index.html")
             if isPage && obstructed.isEmpty { continue }
-            let fullPath = fullPath(of: item)
+            let fullPath = staged.fullPath(of: item)
             guard (!isPage || obstructed.contains(fullPath)) && Self.isFolder(fullPath) else { continue }
             if let child = plannedFile(inFolder: path) {
                 withdraw(path, folderOf: child)
@@ -362,33 +402,31 @@ final class OutputWriter: @unchecked Sendable {
     /// Leaves out this build's file at `path` (relative), where it also has a folder holding `child`: its
     /// written bytes, if any, are deleted unpublished, and the plan is told.
     private func withdraw(_ path: String, folderOf child: String) {
-        let dropped: [Staged] = lock.withLock {
-            let dropped = staged.filter { $0.path == path }
-            staged.removeAll { $0.path == path }
-            let compared = paths.removeValue(forKey: path) != nil
-            if !dropped.isEmpty {
+        let dropped: [String] = lock.withLock {
+            guard let number = files.number(of: path) else { return [] }
+            let named = StagedFiles(items: staged.filter { Int($0.number) == number }, files: files, threads: stagingThreads,
+                                    spares: stagedSpares, rootPath: rootPath)
+            staged.removeAll { Int($0.number) == number }
+            files.remove(path)
+            if !named.isEmpty {
                 writtenCount -= 1
-                changedPaths.removeAll { $0 == path }
-            } else if compared {
+            } else {
                 // Its bytes were there already: it was counted unchanged.
                 unchangedCount -= 1
             }
-            return dropped
+            return named.items.filter { !named.isSpare($0) }.map(named.file(of:))
         }
-        for item in dropped where item.spare == nil { unlink(file(of: item)) }
+        for file in dropped { unlink(file) }
         onWithdraw(path, child)
     }
 
     /// Deletes the files written since the last `publish()` (a spare stays a spare), and the folders this
     /// build made for them that are left empty: the build stopped, and the last build's pages stay.
     func discardUnpublished() {
-        let files = lock.withLock {
-            defer { staged = [] }
-            return staged
-        }
-        for item in files where item.spare == nil {
-            unlink(file(of: item))
-            removeMadeFolders(above: fullPath(of: item))
+        let files = takeStaged()
+        for item in files.items where !files.isSpare(item) {
+            unlink(files.file(of: item))
+            removeMadeFolders(above: files.fullPath(of: item))
         }
         // Folders made for a page whose file could not be written (a full disk) hold nothing of it: those
         // left empty go, deepest first, so that the folder is as the last build left it.
@@ -454,7 +492,7 @@ final class OutputWriter: @unchecked Sendable {
         while let name = walker.nextObject() as? String {
             // This build's pages are in temporary files until published.
             let child = Self.pageOfTemporary(path + "/" + name) ?? path + "/" + name
-            if lock.withLock({ paths[child] != nil }) || claimedByThisBuild(child) { return child }
+            if lock.withLock({ files.contains(child) }) || claimedByThisBuild(child) { return child }
         }
         return nil
     }
@@ -609,7 +647,7 @@ final class OutputWriter: @unchecked Sendable {
     /// files anywhere in the folder, so the folder is what a clean build writes. Temporary files are looked
     /// for too after a build that wrote some and stopped at an error, and with `sweepsTemporaries`. A file sitegen did not
     /// make (`CNAME`, `.git/`) is never deleted, and neither is anything that is not a file or a link.
-    func deleteStale(_ stale: [String], afterInterruption current: Set<String>? = nil, made: [String] = [])
+    func deleteStale(_ stale: [String], afterInterruption current: WrittenFiles? = nil, made: [String] = [])
         -> (deleted: [String], kept: [(path: String, reason: String)])
     {
         var deleted: [String] = []
