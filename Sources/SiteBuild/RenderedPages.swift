@@ -1,13 +1,15 @@
 import Foundation
+import SiteStore
 
 /// The pages a build rendered, each with the reason why, held compactly: a build of every page renders one
 /// per record (1,000,000 at 1,000,000 records), and as an array of path and reason strings they took about
-/// 110 bytes each, kept to the build's end (decisions.md 39g). Here a page is its path's bytes in one shared
-/// buffer and the number of its reason, each reason kept once: about 60 bytes.
+/// 110 bytes each, kept to the build's end (decisions.md 39g). Here a page is the number of its entry among
+/// the plan's entries (which hold its path anyway) and the number of its reason, each reason kept once:
+/// 8 bytes. The paths are read from those entries, which the plan hands over once it is done.
 public struct RenderedPages: Sendable, Equatable {
-    private var pathBytes: [UInt8] = []
-    /// Where each page's path ends in `pathBytes`; it starts where the one before ends.
-    private var pathEnds: [Int] = []
+    /// The entries the numbers name: the plan's, once handed over.
+    private var entries = PageEntries()
+    private var entryNumbers: [Int32] = []
     private var reasonNumbers: [UInt32] = []
     /// The reasons, each kept once (a build of every page has one for all).
     private var reasons: [String] = []
@@ -18,19 +20,23 @@ public struct RenderedPages: Sendable, Equatable {
 
     /// `pages`, in their order.
     public init(_ pages: [BuildSummary.RenderedPage]) {
-        for page in pages { append(path: page.path, reason: page.reason) }
+        var entries = PageEntries()
+        for page in pages {
+            if entries.number(of: page.path) == nil { entries[page.path] = PageRecord(inputs: nil, hash: 0) }
+            append(entry: entries.number(of: page.path)!, reason: page.reason)
+        }
+        self.entries = entries
     }
 
     /// How many pages there are.
-    public var count: Int { pathEnds.count }
+    public var count: Int { entryNumbers.count }
 
     /// Whether there is none.
-    public var isEmpty: Bool { pathEnds.isEmpty }
+    public var isEmpty: Bool { entryNumbers.isEmpty }
 
-    /// Adds a page rendered for `reason` at the end.
-    public mutating func append(path: String, reason: String) {
-        pathBytes.append(contentsOf: path.utf8)
-        pathEnds.append(pathBytes.count)
+    /// Adds a page rendered for `reason` at the end, at the path of entry `entry` of the entries it will be read with.
+    mutating func append(entry: Int, reason: String) {
+        entryNumbers.append(Int32(entry))
         if let number = reasonIndex[reason] {
             reasonNumbers.append(number)
         } else {
@@ -41,28 +47,34 @@ public struct RenderedPages: Sendable, Equatable {
         }
     }
 
+    /// Takes out every page at entry `entry`, keeping the others' order (O(pages): for a file withdrawn, which is rare).
+    mutating func removeAll(entry: Int) {
+        var kept = 0
+        for index in entryNumbers.indices where entryNumbers[index] != Int32(entry) {
+            entryNumbers[kept] = entryNumbers[index]
+            reasonNumbers[kept] = reasonNumbers[index]
+            kept += 1
+        }
+        entryNumbers.removeLast(entryNumbers.count - kept)
+        reasonNumbers.removeLast(reasonNumbers.count - kept)
+    }
+
+    /// These pages with their paths read from `entries`, which the numbers were given by (entries keep
+    /// their numbers as they change, so the plan's entries at any later time do).
+    func named(by entries: PageEntries) -> RenderedPages {
+        var named = self
+        named.entries = entries
+        return named
+    }
+
     /// The page at `index`.
     public subscript(index: Int) -> BuildSummary.RenderedPage {
-        BuildSummary.RenderedPage(path: path(at: index), reason: reasons[Int(reasonNumbers[index])])
+        BuildSummary.RenderedPage(path: entries.path(at: Int(entryNumbers[index])), reason: reasons[Int(reasonNumbers[index])])
     }
 
     /// Every page, in order, as values (O(pages): for a report or a plan that lists them).
     public var pages: [BuildSummary.RenderedPage] { (0..<count).map { self[$0] } }
 
-    /// Takes out every page at `path`, keeping the others' order (O(pages): for a file withdrawn, which is rare).
-    public mutating func removeAll(path: String) {
-        guard (0..<count).contains(where: { matches(path, at: $0) }) else { return }
-        let kept = (0..<count).filter { !matches(path, at: $0) }.map { self[$0] }
-        self = RenderedPages(kept)
-    }
-
-    private func start(of index: Int) -> Int { index == 0 ? 0 : pathEnds[index - 1] }
-
-    private func path(at index: Int) -> String {
-        String(decoding: pathBytes[start(of: index)..<pathEnds[index]], as: UTF8.self)
-    }
-
-    private func matches(_ path: String, at index: Int) -> Bool {
-        pathBytes[start(of: index)..<pathEnds[index]].elementsEqual(path.utf8)
-    }
+    /// Two lists are equal when they list the same pages for the same reasons, in the same order.
+    public static func == (a: RenderedPages, b: RenderedPages) -> Bool { a.count == b.count && a.pages == b.pages }
 }

@@ -127,7 +127,11 @@ public struct PageEntries: Sendable {
                    section: names[Int(sections[number])], page: pages[number], record: records[number], key: key(at: number))
     }
 
-    private func path(at number: Int) -> String {
+    /// The number of `path`'s entry, live or not: an entry keeps its number, so others can name it by that.
+    public func number(of path: String) -> Int? { find(path) }
+
+    /// The path of entry `number` (from `number(of:)`).
+    public func path(at number: Int) -> String {
         String(decoding: pathBytes[pathStarts[number]..<pathStarts[number + 1]], as: UTF8.self)
     }
 

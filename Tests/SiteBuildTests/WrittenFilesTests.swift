@@ -1,5 +1,6 @@
 import Foundation
 @testable import SiteBuild
+import SiteStore
 import XCTest
 
 /// `WrittenFiles` and `RenderedPages` behave as the dictionary, list and array they replace in the writer,
@@ -60,22 +61,31 @@ final class WrittenFilesTests: XCTestCase {
     func testRenderedPagesAreWhatAnArrayOfPagesHolds() {
         var random = SystemRandomNumberGenerator()
         var pages = RenderedPages()
+        var entries = PageEntries()
         var oracle: [BuildSummary.RenderedPage] = []
         let reasons = ["new page", "template changed: pager.mustache", "rows 6, 5 added", "états changés"]
         for step in 0..<5_000 {
             let path = step % 3 == 0 ? "é/\(step % 97)/index.html" : "records/\(Int.random(in: 0..<400, using: &random))/index.html"
-            if Int.random(in: 0..<20, using: &random) == 0 {
-                pages.removeAll(path: path)
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0:
+                // A file withdrawn: its entry goes from the plan's entries, and its pages from the list.
+                entries.removeValue(forKey: path)
+                if let number = entries.number(of: path) { pages.removeAll(entry: number) }
                 oracle.removeAll { $0.path == path }
-            } else {
+            case 1:
+                // An entry set again (a page kept with new inputs) keeps its number.
+                entries[path] = PageRecord(inputs: nil, hash: Int64(step))
+            default:
                 let reason = reasons.randomElement(using: &random)!
-                pages.append(path: path, reason: reason)
+                entries[path] = PageRecord(inputs: nil, hash: 0, owner: "records")
+                pages.append(entry: entries.number(of: path)!, reason: reason)
                 oracle.append(BuildSummary.RenderedPage(path: path, reason: reason))
             }
             XCTAssertEqual(pages.count, oracle.count)
         }
-        XCTAssertEqual(pages.pages, oracle)
-        XCTAssertEqual(RenderedPages(oracle), pages)
-        XCTAssertEqual((0..<oracle.count).map { pages[$0] }, oracle)
+        let named = pages.named(by: entries)
+        XCTAssertEqual(named.pages, oracle)
+        XCTAssertEqual(RenderedPages(oracle), named)
+        XCTAssertEqual((0..<oracle.count).map { named[$0] }, oracle)
     }
 }

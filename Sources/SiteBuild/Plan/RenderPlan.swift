@@ -24,7 +24,10 @@ final class RenderPlan: @unchecked Sendable {
     /// gone unless planned again (besides `manifest.otherSlots`, which every build visits).
     private var visited = Set<Int>()
     private var changed = PageEntries()
+    /// The pages rendered, by their entries' numbers in `changed` (or, once handed over, in `handedOver`).
     private var renderedUnits = RenderedPages()
+    /// The entries `takeManifestChanges` handed over, which `renderedUnits` names.
+    private var handedOver: PageEntries?
     private var keptPages = 0
     private var collisionNotes: [String] = []
     private var collidingPairs = Set<String>()
@@ -196,7 +199,7 @@ final class RenderPlan: @unchecked Sendable {
                 addedFiles -= 1
             }
             let rendered = renderedUnits.count
-            renderedUnits.removeAll(path: path)
+            if let number = changed.number(of: path) { renderedUnits.removeAll(entry: number) }
             // A file left out is one of a static file's, a bundle's or an alias's, each a page of one file.
             if renderedUnits.count == rendered, slot != nil { keptPages = max(0, keptPages - 1) }
             collisionCount += 1
@@ -293,11 +296,12 @@ final class RenderPlan: @unchecked Sendable {
         entry.inputs = inputs
         lock.lock()
         defer { lock.unlock() }
-        renderedUnits.append(path: paths[0], reason: reason)
         for path in paths {
             changed[path] = entry
             if let slot = manifest.slot(of: path) { markSeen(slot) } else { addedFiles += 1 }
         }
+        // Named by its entry's number: the plan's entries hold the path already (decisions.md 39g).
+        renderedUnits.append(entry: changed.number(of: paths[0])!, reason: reason)
     }
 
     /// The last build's files this build visited and did not plan: gone (O(visited), or O(site) when it
@@ -381,7 +385,7 @@ final class RenderPlan: @unchecked Sendable {
     }
 
     /// The pages rendered, with their reasons, in the order they were planned.
-    var rendered: RenderedPages { lock.withLock { renderedUnits } }
+    var rendered: RenderedPages { lock.withLock { renderedUnits.named(by: handedOver ?? changed) } }
     /// How many pages were kept without rendering: those looked at and found unchanged, and, when the plan
     /// does not visit everything, the last build's pages it did not look at.
     var kept: Int {
@@ -403,6 +407,8 @@ final class RenderPlan: @unchecked Sendable {
             hashes.forEach { path, hash in
                 if !result.setHash(hash, of: path) { result[path] = PageRecord(inputs: nil, hash: hash) }
             }
+            // Shared, not copied: neither changes after this.
+            handedOver = result
             let removed = unplannedSlots().filter { result[manifest.path(at: $0)] == nil }.map { manifest.path(at: $0) }.sorted()
             return (result, removed)
         }
