@@ -184,8 +184,9 @@ final class OutputWriter: @unchecked Sendable {
                 if failureLock.withLock({ failure != nil }) { break }
                 let item = files.items[index]
                 do {
-                    done.append(try place(files.file(of: item), at: files.fullPath(of: item), isSpare: files.isSpare(item),
-                                          replacing: files.isReplacing(item)))
+                    let how = try place(files.file(of: item), at: files.fullPath(of: item), isSpare: files.isSpare(item),
+                                        replacing: files.isReplacing(item))
+                    done.append(Placed(item: item, how: how))
                 } catch {
                     failureLock.withLock { failure = failure ?? error }
                     break
@@ -195,15 +196,15 @@ final class OutputWriter: @unchecked Sendable {
         }
         meter.finish()
         guard let failure else {
-            release(placed, lanes: lanes)
+            release(placed, of: files, lanes: lanes)
             return
         }
-        let renamedOver = placed.filter { if case .final = $0 { true } else { false } }.count
+        let renamedOver = placed.filter { $0.how == .final }.count
         guard renamedOver == 0 else {
             // A page renamed over its old file (a file system that cannot exchange: NFS, FAT) cannot go
             // back, so none does: the pages placed stay together, with the new pages they link to, and
             // the error says how many.
-            release(placed, lanes: lanes)
+            release(placed, of: files, lanes: lanes)
             for item in files.items where !files.isSpare(item) { unlink(files.file(of: item)) }
             let path = (failure as? CocoaError)?.userInfo[NSFilePathErrorKey] as? String ?? rootPath
             let reason = (failure as? CocoaError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(failure)"
@@ -213,11 +214,12 @@ final class OutputWriter: @unchecked Sendable {
         }
         // A build that fails publishes none of its pages: the old files go back, the new ones go, and the
         // folders made for them.
-        for item in placed.reversed() {
-            switch item {
-            case .exchanged(let holder, let path, true): spares?.takeBack(holder, from: path)
-            case .exchanged(let holder, let path, false): _ = renaming.exchange(holder, path)
-            case .new(let path):
+        for placement in placed.reversed() {
+            let (holder, path) = (files.file(of: placement.item), files.fullPath(of: placement.item))
+            switch placement.how {
+            case .exchanged where files.isSpare(placement.item): spares?.takeBack(holder, from: path)
+            case .exchanged: _ = renaming.exchange(holder, path)
+            case .new:
                 unlink(path)
                 removeMadeFolders(above: path)
             case .final: break
@@ -232,15 +234,12 @@ final class OutputWriter: @unchecked Sendable {
 
     /// Once the pages placed stay: the old files they held until now go (or stay as spares), on every core
     /// as they were placed.
-    private func release(_ placed: [Placed], lanes: Int) {
-        let holders = placed.compactMap { item -> (String, Bool)? in
-            guard case .exchanged(let holder, _, let isSpare) = item else { return nil }
-            return (holder, isSpare)
-        }
+    private func release(_ placed: [Placed], of files: StagedFiles, lanes: Int) {
+        let holders = placed.filter { $0.how == .exchanged }
         DispatchQueue.concurrentPerform(iterations: min(lanes, max(holders.count, 1))) { lane in
             for index in stride(from: lane, to: holders.count, by: lanes) {
-                let (holder, isSpare) = holders[index]
-                if isSpare { spares?.settle(holder) } else { unlink(holder) }
+                let item = holders[index].item
+                if files.isSpare(item) { spares?.settle(files.file(of: item)) } else { unlink(files.file(of: item)) }
             }
         }
     }
@@ -322,36 +321,43 @@ final class OutputWriter: @unchecked Sendable {
     private func takeStaged() -> StagedFiles { stagedFiles(taking: true) }
 
     /// What placing a file leaves, so that a failed publication can be taken back.
-    private enum Placed {
-        /// Exchanged with the page's old file, which waits at `holder` (a spare, or the temporary file).
-        case exchanged(holder: String, path: String, isSpare: Bool)
+    /// A staged file published, and how: its paths are the staged item's, made again where needed, so that
+    /// a build of a million pages does not hold two million path strings until it ends (decisions.md 39h).
+    private struct Placed {
+        let item: Staged
+        let how: Placement
+    }
+
+    private enum Placement: UInt8 {
+        /// Exchanged with the page's old file, which waits where the staged file was (a spare, or the temporary file).
+        case exchanged
         /// A file where there was none.
-        case new(path: String)
+        case new
         /// Renamed over the page's old file, on a file system that cannot exchange: kept whatever happens.
         case final
     }
 
     /// Puts `file` (a spare or a temporary file) in the place of `path`.
-    private func place(_ file: String, at path: String, isSpare: Bool, replacing: Bool) throws -> Placed {
+    private func place(_ file: String, at path: String, isSpare: Bool, replacing: Bool) throws -> Placement {
         if isSpare, let spares {
             switch try spares.swapIn(file, at: path) {
-            case .exchanged: return .exchanged(holder: file, path: path, isSpare: true)
+            case .exchanged: return .exchanged
             case .renamedOver: return .final
-            case .placedWhereNone: return .new(path: path)
+            case .placedWhereNone: return .new
             }
         }
         if replacing {
-            if renaming.exchange(file, path) { return .exchanged(holder: file, path: path, isSpare: false) }
+            if renaming.exchange(file, path) { return .exchanged }
             // ENOENT: the old file went meanwhile; EINVAL and the like: no exchange here.
             let gone = errno == ENOENT
             guard rename(file, path) == 0 else { return try failedRename(of: file, to: path) }
-            return gone ? .new(path: path) : .final
+            return gone ? .new : .final
         }
         guard rename(file, path) == 0 else { return try failedRename(of: file, to: path) }
-        return .new(path: path)
+        return .new
     }
 
-    private func failedRename(of file: String, to path: String) throws -> Placed {
+    private func failedRename(of file: String, to path: String) throws -> Placement {
         let reason = String(cString: strerror(errno))
         unlink(file)
         throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
