@@ -320,9 +320,9 @@ final class OutputWriter: @unchecked Sendable {
 
     private func takeStaged() -> StagedFiles { stagedFiles(taking: true) }
 
-    /// What placing a file leaves, so that a failed publication can be taken back.
-    /// A staged file published, and how: its paths are the staged item's, made again where needed, so that
-    /// a build of a million pages does not hold two million path strings until it ends (decisions.md 39h).
+    /// What placing a file leaves, so that a failed publication can be taken back: the staged file and how it
+    /// was placed. Its paths are made again where needed, so that a build of a million pages does not hold
+    /// two million path strings until it ends (decisions.md 39i).
     private struct Placed {
         let item: Staged
         let how: Placement
