@@ -180,18 +180,28 @@ final class DeltaPlanTests: XCTestCase {
         try scratch.assertSameAsCleanBuild(context, file: file, line: line)
     }
 
+    /// The CSV lines (a header, then a bank a line) of `count` banks in states S0 to S6, closed on dates that
+    /// repeat every 168 banks.
+    private static func banksInSevenStates(_ count: Int) -> [String] {
+        ["name,city,state,cert,acquirer,closing_date,fund,notes"] + (0..<count).map { number in
+            let day = String(format: "20%02d-%02d-%02d", number % 24, number % 12 + 1, number % 28 + 1)
+            return "Bank \(number),Town \(number % 300),S\(number % 7),\(100_000 + number),Acquirer,\(day),\(number),Notes."
+        }
+    }
+
+    /// Writes `rows` as the example site's banks.
+    private func writeBanks(_ rows: [String]) throws {
+        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
+        try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+    }
+
     /// 2,000 banks newest first, 100 pages: a new bank at the top shifts every page by one row, and the
     /// pages are made of the pieces the last build rendered for their rows, the new bank's alone rendered
     /// (the states' pages, which have Markdown twins, are rendered whole). A template edited renders every
     /// item afresh; an edited bank renders its own item again. Each build equals a clean one.
     func testShiftedPagesAreMadeOfTheirRowsPiecesRenderedBefore() throws {
-        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
-        var rows = ["name,city,state,cert,acquirer,closing_date,fund,notes"]
-        for number in 0..<2_000 {
-            let day = String(format: "20%02d-%02d-%02d", number % 24, number % 12 + 1, number % 28 + 1)
-            rows.append("Bank \(number),Town \(number % 300),S\(number % 7),\(100_000 + number),Acquirer,\(day),\(number),Notes.")
-        }
-        func write() throws { try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8) }
+        var rows = Self.banksInSevenStates(2_000)
+        func write() throws { try writeBanks(rows) }
         try write()
         let first = try SiteBuilder(root: site).build()
         XCTAssertTrue(first.succeeded, "\(first.problems)")
@@ -226,13 +236,8 @@ final class DeltaPlanTests: XCTestCase {
     /// it was, and the page rendered over that place drops it: the pieces stay about one a row, not one
     /// per place a row ever had.
     func testPiecesOfRowsThatMovedOrWentAreDroppedByThePagesOverTheirOldPlaces() throws {
-        let csv = site.appendingPathComponent("content/records/failed-banks.csv")
-        var rows = ["name,city,state,cert,acquirer,closing_date,fund,notes"]
-        for number in 0..<2_000 {
-            let day = String(format: "20%02d-%02d-%02d", number % 24, number % 12 + 1, number % 28 + 1)
-            rows.append("Bank \(number),Town \(number % 300),S\(number % 7),\(100_000 + number),Acquirer,\(day),\(number),Notes.")
-        }
-        func write() throws { try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8) }
+        var rows = Self.banksInSevenStates(2_000)
+        func write() throws { try writeBanks(rows) }
         try write()
         XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
         let store = site.appendingPathComponent(".sitegen/store.sqlite").path
