@@ -26,28 +26,39 @@ final class RowOrderingTests: XCTestCase {
         }
     }
 
-    func testEncodedKeysSortAsSQLiteOrdersMixedValuesUnderEveryCollationDirectionAndNullPlacement() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)
-        var random = SeededGenerator(seed: seed)
+    /// A table `items` (id, v, w) with no declared types, so that each value keeps the storage class it was
+    /// inserted with: 400 rows of `v` drawn by `firstValue` and `w` at random, and texts with a NUL inside.
+    private func itemsTable(_ random: inout SeededGenerator, firstValue: (inout SeededGenerator) -> DatabaseValue) throws -> Database {
         let database = try Database(path: ":memory:")
-        // No declared types: each value keeps the storage class it was inserted with.
         try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, v, w)")
         try database.transaction {
             let insert = try database.makeStatement("INSERT INTO items (id, v, w) VALUES (?, ?, ?)")
-            for id in 1...400 { try insert.execute([.integer(Int64(id)), randomValue(&random), randomValue(&random)]) }
+            for id in 1...400 { try insert.execute([.integer(Int64(id)), firstValue(&random), randomValue(&random)]) }
             // Texts with a NUL inside (bound texts end at one): NOCASE stops comparing there, BINARY does not.
-            let withNUL = ["x'7a0061'", "x'7a0062'", "x'5a0062'", "x'7a00'", "x'7a'", "x'7a0061' || 'a'"]
+            let withNUL = ["x'7a0061'", "x'7a0062'", "x'5a0062'", "x'7a00'", "x'7a'", "x'7a01'", "x'7a0061' || 'a'"]
             for (offset, text) in withNUL.enumerated() {
                 try database.execute("INSERT INTO items (id, v, w) VALUES (?, CAST(\(text) AS TEXT), CAST(\(withNUL.reversed()[offset]) AS TEXT))",
                                      [.integer(Int64(401 + offset))])
             }
         }
+        return database
+    }
+
+    /// Two sort descriptors, on `v` then `w`, of random direction, collation and NULL placement.
+    private func randomDescriptors(_ random: inout SeededGenerator) -> [FetchRequest.SortDescriptor] {
+        ["v", "w"].map { key in
+            SortDescriptor(key: key, ascending: Bool.random(using: &random),
+                           collation: [nil, "NOCASE", "RTRIM", "BINARY"].randomElement(using: &random)!,
+                           nulls: [nil, .first, .last].randomElement(using: &random)!)
+        }
+    }
+
+    func testEncodedKeysSortAsSQLiteOrdersMixedValuesUnderEveryCollationDirectionAndNullPlacement() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)
+        var random = SeededGenerator(seed: seed)
+        let database = try itemsTable(&random) { randomValue(&$0) }
         for round in 0..<40 {
-            let descriptors = ["v", "w"].map { key in
-                SortDescriptor(key: key, ascending: Bool.random(using: &random),
-                               collation: [nil, "NOCASE", "RTRIM", "BINARY"].randomElement(using: &random)!,
-                               nulls: [nil, .first, .last].randomElement(using: &random)!)
-            }
+            let descriptors = randomDescriptors(&random)
             let controller = try ResultsController(database: database, request: FetchRequest(table: "items", sortDescriptors: descriptors))
             // The keys as a fetch encodes them, in SQLite's order; shuffled and sorted again by the comparison.
             let entries = Array(try controller.fetchRows(progress: nil).chunks.joined())
@@ -66,28 +77,13 @@ final class RowOrderingTests: XCTestCase {
     func testOrderBytesNeverContradictSQLitesOrderAndTellApartWholeKeys() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["SITEGEN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max >> 1)
         var random = SeededGenerator(seed: seed)
-        let database = try Database(path: ":memory:")
-        try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, v, w)")
         let long = String(repeating: "x", count: RowOrdering.keptValueBytes)
         let longTexts = [long, long + "a", long + "B", long + "b ", String(long.dropLast()) + "Y", long.uppercased() + "a"]
-        try database.transaction {
-            let insert = try database.makeStatement("INSERT INTO items (id, v, w) VALUES (?, ?, ?)")
-            for id in 1...400 {
-                let value = Int.random(in: 0..<5, using: &random) == 0 ? .text(longTexts.randomElement(using: &random)!) : randomValue(&random)
-                try insert.execute([.integer(Int64(id)), value, randomValue(&random)])
-            }
-            let withNUL = ["x'7a0061'", "x'7a0062'", "x'5a0062'", "x'7a00'", "x'7a'", "x'7a01'"]
-            for (offset, text) in withNUL.enumerated() {
-                try database.execute("INSERT INTO items (id, v, w) VALUES (?, CAST(\(text) AS TEXT), CAST(\(withNUL.reversed()[offset]) AS TEXT))",
-                                     [.integer(Int64(401 + offset))])
-            }
+        let database = try itemsTable(&random) { random in
+            Int.random(in: 0..<5, using: &random) == 0 ? .text(longTexts.randomElement(using: &random)!) : randomValue(&random)
         }
         for round in 0..<40 {
-            let descriptors = ["v", "w"].map { key in
-                SortDescriptor(key: key, ascending: Bool.random(using: &random),
-                               collation: [nil, "NOCASE", "RTRIM", "BINARY"].randomElement(using: &random)!,
-                               nulls: [nil, .first, .last].randomElement(using: &random)!)
-            }
+            let descriptors = randomDescriptors(&random)
             let controller = try ResultsController(database: database, request: FetchRequest(table: "items", sortDescriptors: descriptors))
             let entries = Array(try controller.fetchRows(progress: nil).chunks.joined())
             let ordering = controller.compiled.ordering
