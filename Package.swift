@@ -111,7 +111,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], path: "Tests/TestSupport"),
-        .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore"]),
+        .testTarget(name: "SiteStoreTests", dependencies: ["SiteStore", "TestSupport"]),
         .testTarget(name: "ResultsControllerTests", dependencies: ["ResultsController", "SiteStore", "TestSupport"]),
         .testTarget(name: "SiteSourcesTests", dependencies: ["SiteSources", "TestSupport"], resources: [.copy("Fixtures")]),
         // swift-mustache stays as the reference the template engine's differential test renders against.
