@@ -65,6 +65,19 @@ public struct PageEntries: Sendable {
         for number in live.indices where live[number] { try body(path(at: number)) }
     }
 
+    /// The numbers of the live entries whose paths (as UTF-8 bytes) `include` accepts, in the byte order of
+    /// their paths: a sitemap's new pages, without a string made for each entry.
+    public func numbersInPathOrder(where include: (UnsafeRawBufferPointer) -> Bool) -> [Int] {
+        var numbers = live.indices.filter { live[$0] && paths.withBytes(at: $0, include) }
+        paths.sortInPathOrder(&numbers)
+        return numbers
+    }
+
+    /// Calls `body` with the UTF-8 bytes of entry `number`'s path, without making a string.
+    public func withPathBytes<T>(at number: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try paths.withBytes(at: number, body)
+    }
+
     /// Every live entry's path and record, in the byte order of the paths (the store's order, in which its
     /// index takes them fastest); the paths are made one at a time, not all at once.
     public func forEachInPathOrder(_ body: (String, PageRecord) throws -> Void) rethrows {

@@ -181,11 +181,11 @@ extension SiteStore {
             }
         }
 
-        /// The paths of the manifest's pages (`…/index.html`) in the order of their bytes, the table's own:
-        /// the sitemap's, read without decoding the rest of each row.
-        public func pagePaths(_ body: (String) -> Void) throws {
+        /// The paths of the manifest's pages (`…/index.html`) in the order of their bytes, the table's own,
+        /// each as its UTF-8 bytes: the sitemap's, read without decoding the rest of each row or making strings.
+        public func pagePaths(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
             try database.cachedStatement("SELECT path FROM sitegen_pages WHERE path GLOB '*index.html' ORDER BY path").forEachRow {
-                body($0.string(at: 0) ?? "")
+                try $0.withText(at: 0, body)
             }
         }
 

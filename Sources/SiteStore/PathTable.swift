@@ -37,6 +37,12 @@ public struct PathTable: Sendable {
     /// The path of `number` (from `insert(_:)` or `number(of:)`).
     public func path(at number: Int) -> String { String(decoding: bytes[range(of: number)], as: UTF8.self) }
 
+    /// Calls `body` with the UTF-8 bytes of path `number`, without making a string.
+    public func withBytes<T>(at number: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let range = range(of: number)
+        return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
     /// Sorts `numbers` into the byte order of their paths (the store's order, in which its index takes them
     /// fastest), comparing the bytes in place rather than making strings.
     public func sortInPathOrder(_ numbers: inout [Int]) {

@@ -114,11 +114,11 @@ public final class Statement {
     public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
 
     /// Calls `body` with the UTF-8 bytes of column `index` of the current row, without making a string.
-    public func withText<T>(at index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+    public func withText<T>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         let column = Int32(index)
         let base = sqlite3_column_text(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))
-        return body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
+        return try body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
     }
 
     /// The storage class of column `index` of the current row.

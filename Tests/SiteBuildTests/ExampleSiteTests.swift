@@ -104,6 +104,19 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertLessThan(try checkParts(), before)
         XCTAssertTrue(incremental.deletedPaths.contains("sitemap-\(before).xml"), "\(incremental.deletedPaths.filter { $0.hasPrefix("sitemap") })")
 
+        // Pages added before, among and after the last build's, and one gone: each part lists its pages in
+        // path order, the new merged with those the store has.
+        let pages = site.appendingPathComponent("content/pages")
+        for name in ["0-first", "news-between", "zz-last"] {
+            try "---\ntitle: Page \(name)\n---\nA page.\n".write(to: pages.appendingPathComponent("\(name).md"), atomically: true, encoding: .utf8)
+        }
+        try FileManager.default.removeItem(at: pages.appendingPathComponent("methodology.md"))
+        let added = try SiteBuilder(root: site).build(options: options)
+        XCTAssertTrue(added.succeeded, "\(added.problems)")
+        XCTAssertTrue(added.rendered.contains { $0.path == "sitemap-1.xml" }, "\(added.rendered.map(\.path).filter { $0.hasPrefix("sitemap") })")
+        _ = try checkParts()
+        for url in ["0-first/", "news-between/", "zz-last/"] { XCTAssertTrue(pageURLs().contains("https://failedbanks.example.org/" + url), url) }
+
         // An edit that adds or removes no page leaves the sitemap alone.
         let about = site.appendingPathComponent("content/pages/about.md")
         try (String(contentsOf: about, encoding: .utf8) + "\nOne more sentence.\n").write(to: about, atomically: true, encoding: .utf8)

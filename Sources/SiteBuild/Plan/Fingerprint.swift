@@ -28,6 +28,12 @@ struct Fingerprint {
         combine(count)
     }
 
+    /// Adds the text whose UTF-8 bytes are `bytes`, and its length, as `combine(_: String)` adds it.
+    mutating func combine(bytes: UnsafeRawBufferPointer) {
+        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        combine(Int64(bytes.count))
+    }
+
     /// The fingerprint of `parts`, in order.
     static func of(_ parts: [String]) -> Int64 {
         var fingerprint = Fingerprint()

@@ -143,15 +143,21 @@ final class ManifestIndex: @unchecked Sendable {
         return lock.withLock { paths.indices.filter { live[$0] } }
     }
 
-    /// The last build's page paths (`…/index.html`) in byte order, read from the store without indexing
-    /// them, when the index holds only part of the manifest; nil when it holds all (its slots say them).
-    func storedPagePaths() throws -> [String]? {
+    /// Calls `body` with the last build's live page paths (`…/index.html`) in byte order, each as its UTF-8
+    /// bytes: read from the store, without indexing them, when the index holds only part of the manifest;
+    /// from the index when it holds all. `body` must not ask the index anything (its lock is held).
+    func forEachPagePath(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try lock.withLock {
-            guard let reader else { return nil }
-            var found: [String] = []
-            found.reserveCapacity(counts.pageFiles)
-            try reader.pagePaths { found.append($0) }
-            return found
+            if let reader { return try reader.pagePaths(body) }
+            var slots = paths.indices.filter { live[$0] && paths[$0].hasSuffix("index.html") }
+            // The store's order, unless slots were laid out afresh or added since.
+            if !zip(slots, slots.dropFirst()).allSatisfy({ !paths[$1].utf8.lexicographicallyPrecedes(paths[$0].utf8) }) {
+                slots.sort { paths[$0].utf8.lexicographicallyPrecedes(paths[$1].utf8) }
+            }
+            for slot in slots {
+                var path = paths[slot]
+                try path.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+            }
         }
     }
 

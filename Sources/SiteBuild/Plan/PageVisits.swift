@@ -27,9 +27,16 @@ extension PageRenderer {
         guard let visit else { return Array(1...paginator.pageCount) }
         var numbers = visit.pages(ofSection: section, paginator)
         if visit.sections[section]?.countChanged == true {
+            // Every page up to the new count is planned (`numbers`), and planning a page visits its files;
+            // only the pages past it are visited here, so that they go. Visiting every old page looked each
+            // file up in the manifest: 45,000 lookups, a tenth of the main thread in a 100,000-record round.
             var old = paginator
             old.rowCount = visit.oldRowCount(ofSection: section, now: paginator.rowCount)
-            plan.visit(paths: (1...old.pageCount).flatMap { pageFiles(of: listing, directory: String(old.path(ofPage: $0).dropFirst())) })
+            if old.pageCount > paginator.pageCount {
+                plan.visit(paths: (paginator.pageCount + 1...old.pageCount).flatMap {
+                    pageFiles(of: listing, directory: String(old.path(ofPage: $0).dropFirst()))
+                })
+            }
         }
         if listing.writesMarkdown, markdownSummary, !visit.isEmpty, !numbers.contains(paginator.newestPage) {
             numbers = (numbers + [paginator.newestPage]).sorted()

@@ -324,7 +324,7 @@ final class RenderPlan: @unchecked Sendable {
     func currentPageCount() -> Int {
         lock.withLock {
             manifest.pageFileCount - unplannedSlots().reduce(0) { $0 + (manifest.path(at: $1).hasSuffix("index.html") ? 1 : 0) }
-                + addedPaths().reduce(0) { $0 + ($1.hasSuffix("index.html") ? 1 : 0) }
+                + addedPages(excluding: []).count
                 - redirects.reduce(0) { $0 + ($1.hasSuffix("index.html") ? 1 : 0) }
         }
     }
@@ -340,18 +340,57 @@ final class RenderPlan: @unchecked Sendable {
         }
     }
 
-    /// The pages (`…/index.html`) planned so far, kept or rendered, but for redirects, sorted: the sitemap's
-    /// entries. The last build's are read from the store as paths alone when the index holds only part of
-    /// the manifest (a tenth of the time of indexing them all, at 120,000 pages), and merged with the new.
-    func currentPagePaths() throws -> [String] {
-        let stored = try manifest.storedPagePaths()
-        return lock.withLock {
-            let gone = Set(unplannedSlots().map { manifest.path(at: $0) })
-            var kept = stored ?? manifest.allLiveSlots().map { manifest.path(at: $0) }.filter { $0.hasSuffix("index.html") }
-            kept.removeAll { gone.contains($0) || redirects.contains($0) }
-            let added = addedPaths().filter { $0.hasSuffix("index.html") && !redirects.contains($0) }
-            return Self.merged(kept, added.sorted())
+    /// Calls `body` with the UTF-8 bytes of every page path (`…/index.html`) planned so far, kept or rendered,
+    /// but for redirects, in byte order: the sitemap's entries, one at a time. The last build's are read from
+    /// the store as paths alone when the index holds only part of the manifest, and merged with the new.
+    /// O(site), for the sitemap when pages came or went; at 1,000,000 records, a list of them as strings was
+    /// a full build's peak of memory (decisions.md 39j). `body` must not call the plan.
+    func forEachCurrentPagePath(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let (left, added, entries) = lock.withLock {
+            let left = Set(unplannedSlots().map { manifest.path(at: $0) }).union(redirects)
+            return (left, addedPages(excluding: redirects), changed)
         }
+        var next = 0
+        // The new pages that sort before `bytes` (all that are left, for nil), each given to `body`.
+        func giveNewPages(before bytes: UnsafeRawBufferPointer?) throws {
+            while next < added.count, try entries.withPathBytes(at: added[next], { page in
+                if let bytes, !Self.precedes(page, bytes) { return false }
+                try body(page)
+                return true
+            }) { next += 1 }
+        }
+        try manifest.forEachPagePath { bytes in
+            if !left.isEmpty, left.contains(String(decoding: bytes, as: UTF8.self)) { return }
+            try giveNewPages(before: bytes)
+            try body(bytes)
+        }
+        try giveNewPages(before: nil)
+    }
+
+    /// The numbers in `changed` of the pages (`…/index.html`) planned that the last build did not have, but
+    /// for those at the `excluded` paths, in byte order (called with the lock held).
+    private func addedPages(excluding excluded: Set<String>) -> [Int] {
+        // A first build has no manifest to look pages up in: every page it plans is new.
+        let manifest = manifest.fileCount == 0 ? nil : manifest
+        return changed.numbersInPathOrder { bytes in
+            guard Self.isPagePath(bytes) else { return false }
+            guard manifest != nil || !excluded.isEmpty else { return true }
+            let path = String(decoding: bytes, as: UTF8.self)
+            return !excluded.contains(path) && manifest?.slot(of: path) == nil
+        }
+    }
+
+    /// Whether the path whose UTF-8 bytes are `bytes` is a page's, `…/index.html`.
+    private static func isPagePath(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= pageFileName.count && bytes.suffix(pageFileName.count).elementsEqual(pageFileName)
+    }
+    private static let pageFileName = Array("index.html".utf8)
+
+    /// Whether the bytes `a` sort before the bytes `b` (a prefix first), as the store orders paths.
+    private static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let common = min(a.count, b.count)
+        let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+        return order != 0 ? order < 0 : a.count < b.count
     }
 
     /// The files planned that the last build did not have (called with the lock held).
@@ -359,22 +398,6 @@ final class RenderPlan: @unchecked Sendable {
         var added: [String] = []
         changed.forEachPath { if manifest.slot(of: $0) == nil { added.append($0) } }
         return added
-    }
-
-    /// `a` and the sorted `b` in one sorted array: `a` is sorted by bytes (the store's order), which is
-    /// Swift's for the NFC paths slugs make; sorted here first when it is not.
-    private static func merged(_ a: [String], _ b: [String]) -> [String] {
-        let a = zip(a, a.dropFirst()).allSatisfy { $0 <= $1 } ? a : a.sorted()
-        guard !b.isEmpty else { return a }
-        var result: [String] = []
-        result.reserveCapacity(a.count + b.count)
-        var (i, j) = (0, 0)
-        while i < a.count && j < b.count {
-            if a[i] <= b[j] { result.append(a[i]); i += 1 } else { result.append(b[j]); j += 1 }
-        }
-        result += a[i...]
-        result += b[j...]
-        return result
     }
 
     /// Plans the file at `path` as a redirect (an alias) unless a page of this build has its address;

@@ -409,15 +409,17 @@ extension PageRenderer {
     /// A site path as a URL's path: a feed's links are URLs (RSS and JSON Feed allow nothing else), so
     /// `tags/東京/` goes as `tags/%E6%9D%B1%E4%BA%AC/`, as in the sitemap.
     static func urlPath(_ path: Substring) -> String {
-        // Slugs need nothing escaped: letters, digits, `-`, `.`, `_`, `/`.
-        let plain = path.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "/"): true
-            default: false
-            }
+        path.utf8.allSatisfy(isPlainURLByte) ? String(path) : String(path).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String(path)
+    }
+
+    /// Whether `byte` stands for itself in a URL's path: slugs need nothing escaped (letters, digits, `-`,
+    /// `.`, `_`, `/`).
+    static func isPlainURLByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "/"): true
+        default: false
         }
-        return plain ? String(path) : String(path).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String(path)
     }
 
     /// Publishes the files of the site's static folders (under `root`) at the same paths in the output

@@ -1,0 +1,119 @@
+import Foundation
+import SiteRender
+import SiteStore
+
+extension PageRenderer {
+    /// Writes the sitemap: `sitemap.xml` lists every page, or, past `pagesPerSitemap` pages (the sitemaps
+    /// protocol allows 50,000 a file), is an index of `sitemap-1.xml`, `sitemap-2.xml`…, which list the
+    /// pages that many at a time in path order. They change only when pages come or go: listing them all
+    /// is not redone for edits. When pages came or went, the pages are read one at a time, never listed
+    /// whole: once for each file's fingerprint, and again to write the files whose pages changed.
+    func renderSitemaps() throws {
+        // The limit splits the pages into files: a different limit, different files from the same pages.
+        var settings = Fingerprint()
+        settings.combine(config.settingsFingerprint)
+        settings.combine(pagesPerSitemap)
+        // Plans the file at `path`, listing pages of fingerprint `data`; says whether it is to be written.
+        let plans = { (path: String, data: Int64) in
+            plan.needsRender([path], inputs: PageInputs(settings: settings.signed, template: 0, data: data),
+                             about: PageRecord(inputs: nil, hash: 0), explain: { "pages added or removed" })
+        }
+        // The same pages as the last build, in files of the same form: their fingerprints are the last build's.
+        let (pageCount, fingerprints) = try lastSitemapFingerprints() ?? sitemapFingerprints()
+        guard pageCount > pagesPerSitemap else {
+            if plans("sitemap.xml", fingerprints.first ?? Fingerprint().signed) { try writeSitemaps(["sitemap.xml"], only: [0]) }
+            return
+        }
+        let parts = fingerprints.indices.map { "sitemap-\($0 + 1).xml" }
+        let changed = Set(parts.indices.filter { plans(parts[$0], fingerprints[$0]) })
+        if plans("sitemap.xml", Fingerprint.of(["sitemapindex"] + parts)) {
+            let base = escapeXML(config.baseURL)
+            var index = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+            for part in parts { index += "<sitemap><loc>" + base + part + "</loc></sitemap>\n" }
+            try writer.write(index + "</sitemapindex>\n", to: "sitemap.xml")
+        }
+        if !changed.isEmpty { try writeSitemaps(parts, only: changed) }
+    }
+
+    /// How many pages the sitemap lists and the fingerprints of its files (`sitemapFingerprints()`) as the last
+    /// build recorded them, when this build has the same pages and the last build wrote those files; nil otherwise.
+    private func lastSitemapFingerprints() -> (pages: Int, fingerprints: [Int64])? {
+        guard !plan.pageSetChanged() else { return nil }
+        let pageCount = plan.currentPageCount()
+        let partCount = pageCount > pagesPerSitemap ? (pageCount + pagesPerSitemap - 1) / pagesPerSitemap : 0
+        guard plan.previous("sitemap.xml")?.inputs != nil, plan.previous("sitemap-\(partCount + 1).xml") == nil else { return nil }
+        let paths = partCount == 0 ? ["sitemap.xml"] : (0..<partCount).map { "sitemap-\($0 + 1).xml" }
+        var fingerprints: [Int64] = []
+        for path in paths {
+            guard let inputs = plan.previous(path)?.inputs else { return nil }
+            fingerprints.append(inputs.data)
+        }
+        return (pageCount, fingerprints)
+    }
+
+    /// How many pages the sitemap lists, and the fingerprint of each `pagesPerSitemap` of them in order (one
+    /// for no pages).
+    private func sitemapFingerprints() throws -> (pages: Int, fingerprints: [Int64]) {
+        var fingerprints: [Int64] = []
+        var current = Fingerprint()
+        var count = 0
+        try plan.forEachCurrentPagePath { page in
+            current.combine(bytes: page)
+            count += 1
+            if count % pagesPerSitemap == 0 {
+                fingerprints.append(current.signed)
+                current = Fingerprint()
+            }
+        }
+        if count % pagesPerSitemap != 0 || count == 0 { fingerprints.append(current.signed) }
+        return (count, fingerprints)
+    }
+
+    /// Writes the files at `paths` whose numbers are in `only`, file N listing the pages N × `pagesPerSitemap`
+    /// on: one file's text is held at a time.
+    private func writeSitemaps(_ paths: [String], only: Set<Int>) throws {
+        let base = Array(escapeXML(config.baseURL).utf8)
+        var text: [UInt8] = []
+        var count = 0
+        // The file the pages so far make, written when it is one of `only`.
+        func finish(_ part: Int) throws {
+            guard only.contains(part) else { return }
+            text += Array("</urlset>\n".utf8)
+            try writer.write(Data(text), to: paths[part])
+        }
+        try plan.forEachCurrentPagePath { page in
+            let part = count / pagesPerSitemap
+            if count % pagesPerSitemap == 0 {
+                if count > 0 { try finish(part - 1) }
+                text.removeAll(keepingCapacity: true)
+                text += Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n".utf8)
+            }
+            count += 1
+            if only.contains(part) { Self.appendURL(of: page, base: base, to: &text) }
+        }
+        if count == 0 {
+            text += Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n".utf8)
+        }
+        try finish(max(0, count - 1) / pagesPerSitemap)
+    }
+
+    /// Appends the `<url>` line of the page whose path's UTF-8 bytes are `page` (`…/index.html`) to `text`.
+    static func appendURL(of page: UnsafeRawBufferPointer, base: [UInt8], to text: inout [UInt8]) {
+        let path = UnsafeRawBufferPointer(rebasing: page.dropLast("index.html".utf8.count))
+        text += Self.openLocation
+        text += base
+        // Page paths are nearly always slugs with nothing to escape; escaping each cost a tenth of the main thread.
+        if path.allSatisfy(Self.isPlainURLByte) {
+            text += path
+        } else {
+            // A sitemap's addresses are URLs: `/tags/東京/` goes as `/tags/%E6%9D%B1%E4%BA%AC/`.
+            let url = Self.urlPath(Substring(String(decoding: path, as: UTF8.self)))
+            // Percent-encoding leaves `&` and `'`, which XML escapes.
+            text += (url.utf8.contains { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "'") } ? escapeXML(url) : url).utf8
+        }
+        text += Self.closeLocation
+    }
+
+    private static let openLocation = Array("<url><loc>".utf8)
+    private static let closeLocation = Array("</loc></url>\n".utf8)
+}
