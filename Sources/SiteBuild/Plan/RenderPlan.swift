@@ -359,8 +359,18 @@ final class RenderPlan: @unchecked Sendable {
                 return true
             }) { next += 1 }
         }
+        // Most paths are not left out: a path is made a string only when its fingerprint is one of theirs.
+        let leftFingerprints = Set(left.map { path in
+            var fingerprint = Fingerprint()
+            fingerprint.combine(path)
+            return fingerprint.value
+        })
         try manifest.forEachPagePath { bytes in
-            if !left.isEmpty, left.contains(String(decoding: bytes, as: UTF8.self)) { return }
+            if !left.isEmpty {
+                var fingerprint = Fingerprint()
+                fingerprint.combine(bytes: bytes)
+                if leftFingerprints.contains(fingerprint.value), left.contains(String(decoding: bytes, as: UTF8.self)) { return }
+            }
             try giveNewPages(before: bytes)
             try body(bytes)
         }
