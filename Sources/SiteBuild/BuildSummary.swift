@@ -30,6 +30,9 @@ public struct BuildSummary: Sendable {
     /// How many listing and detail pages the plan worked out the inputs of: every page when it looks at
     /// everything, the pages the changes touch when the controllers' deltas drive it.
     public var pagesLookedAt = 0
+    /// How many times the build asked the store's page manifest for files (by path, record or owner, or all of
+    /// them): what the plan looked up, not the whole manifest, when the deltas drive it.
+    public var manifestQueries = 0
     /// Pages kept from the last build without rendering (with their feeds and Markdown twins): their inputs had not changed.
     public var pagesKept = 0
     /// Files written (or, in a dry run, that would be) because their bytes changed, in no particular order

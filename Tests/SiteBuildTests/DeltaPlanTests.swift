@@ -64,6 +64,17 @@ final class DeltaPlanTests: XCTestCase {
         XCTAssertTrue(moved.succeeded, "\(moved.problems)")
         XCTAssertLessThan(moved.pagesLookedAt, 1_000, "\(moved.pagesLookedAt) pages looked at")
         try assertSameAsCleanBuild("after a record moved to the top")
+
+        // A new record at the top: its listing's and its state's pages all shift and are looked at. The store's
+        // manifest is not asked about every old page's possible files (its Markdown twin, its feeds) to find
+        // those past the new count: the session's index has the pages' own files.
+        rows.append("Bank 10000,Town 1,\(states[0]),110000,Acquirer,2099-12-30,10000,New.")
+        try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        let added = try watching.build()
+        XCTAssertTrue(added.succeeded, "\(added.problems)")
+        XCTAssertGreaterThan(added.pagesLookedAt, 500, "every page of the listing shifts")
+        XCTAssertLessThanOrEqual(added.manifestQueries, added.pagesLookedAt, "at most one query a page looked at: \(added.pagesLookedAt) pages")
+        try assertSameAsCleanBuild("after a record added at the top")
     }
 
     /// A watch's builds (one session: controllers and manifest in memory) equal clean builds over random

@@ -32,6 +32,9 @@ final class ManifestIndex: @unchecked Sendable {
     private var missingRecords = Set<String>()
     /// The owners whose every file is read.
     private var ownersRead = Set<String>()
+    /// How many times the store was asked for files (by path, by record, by owner, or all of them): a build's
+    /// cost in the manifest, which follows what it plans.
+    private var queries = 0
 
     /// Indexes the manifest `paths` with their `entries`, in the same order: the manifest read whole.
     init(paths: [String], entries: [PageRecord]) {
@@ -48,6 +51,9 @@ final class ManifestIndex: @unchecked Sendable {
         // Counted already: the counts are the whole manifest's.
         try reader.visitedEveryBuild { append($0, $1, counted: false) }
     }
+
+    /// How many times the store was asked for files since the index was made.
+    var storeQueries: Int { lock.withLock { queries } }
 
     /// How many slots there are, dead ones included: slots are `0..<slotCount`.
     var slotCount: Int { lock.withLock { paths.count } }
@@ -80,6 +86,7 @@ final class ManifestIndex: @unchecked Sendable {
         lock.withLock {
             if let slot = index[path] { return slot }
             guard let reader, !missingPaths.contains(path) else { return nil }
+            queries += 1
             guard let (found, entry) = try? reader.file(at: path) else {
                 missingPaths.insert(path)
                 return nil
@@ -94,6 +101,7 @@ final class ManifestIndex: @unchecked Sendable {
             if let slot = details[collection]?[id] { return slot }
             let key = collection + "\u{0}" + String(id)
             guard let reader, !ownersRead.contains(collection), !missingRecords.contains(key) else { return nil }
+            queries += 1
             guard let (path, entry) = try? reader.page(of: collection, record: id) else {
                 missingRecords.insert(key)
                 return nil
@@ -107,6 +115,7 @@ final class ManifestIndex: @unchecked Sendable {
     func slots(ownedBy owner: String) -> [Int] {
         lock.withLock {
             if let reader, !ownersRead.contains(owner) {
+                queries += 1
                 try? reader.files(ownedBy: owner) { path, entry in if index[path] == nil { append(path, entry, counted: false) } }
                 ownersRead.insert(owner)
             }
@@ -119,6 +128,7 @@ final class ManifestIndex: @unchecked Sendable {
     func readWhole() {
         lock.withLock {
             guard let reader else { return }
+            queries += 1
             try? reader.allFiles { path, entry in if index[path] == nil { append(path, entry, counted: false) } }
             self.reader = nil
             // Counted afresh from the files themselves, whatever the store kept.
@@ -148,7 +158,10 @@ final class ManifestIndex: @unchecked Sendable {
     /// from the index when it holds all. `body` must not ask the index anything (its lock is held).
     func forEachPagePath(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try lock.withLock {
-            if let reader { return try reader.pagePaths(body) }
+            if let reader {
+                queries += 1
+                return try reader.pagePaths(body)
+            }
             var slots = paths.indices.filter { live[$0] && paths[$0].hasSuffix("index.html") }
             // The store's order, unless slots were laid out afresh or added since.
             if !zip(slots, slots.dropFirst()).allSatisfy({ !paths[$1].utf8.lexicographicallyPrecedes(paths[$0].utf8) }) {

@@ -36,6 +36,13 @@ final class RenderPlan: @unchecked Sendable {
     /// to the pages its changes touch (a test counts them).
     private(set) var pagesLookedAt = 0
 
+    /// How many times the store's manifest had been asked for files when this plan began (a watch's index
+    /// outlives its builds).
+    private let manifestQueriesBefore: Int
+    /// How many times this build asked the store's manifest for files: by path, record or owner as it plans,
+    /// or all of them when it looks at everything (a test counts them).
+    var manifestQueries: Int { manifest.storeQueries - manifestQueriesBefore }
+
     /// Counts a listing or detail page whose inputs are worked out.
     func lookAtPage() {
         lock.withLock { pagesLookedAt += 1 }
@@ -64,6 +71,7 @@ final class RenderPlan: @unchecked Sendable {
         self.renderAllReason = renderAllReason
         self.visitsEverything = visitsEverything || renderAllReason != nil
         self.manifest = manifest
+        manifestQueriesBefore = manifest.storeQueries
         if self.visitsEverything { manifest.readWhole() }
     }
 

@@ -54,6 +54,7 @@ extension BuildRun {
         summary.renderedPages = plan.rendered
         summary.pagesKept = plan.kept
         summary.pagesLookedAt = plan.pagesLookedAt
+        summary.manifestQueries = plan.manifestQueries
         summary.listItemsReused = pieceSink?.reused ?? 0
         summary.listItemsRendered = pieceSink?.rendered ?? 0
         summary.writtenFiles = writer.renderedFiles
