@@ -46,14 +46,16 @@ public struct PathTable: Sendable {
     /// Sorts `numbers` into the byte order of their paths (the store's order, in which its index takes them
     /// fastest), comparing the bytes in place rather than making strings.
     public func sortInPathOrder(_ numbers: inout [Int]) {
-        bytes.withUnsafeBufferPointer { bytes in
-            numbers.sort { a, b in
-                let (aRange, bRange) = (range(of: a), range(of: b))
-                let common = min(aRange.count, bRange.count)
-                let order = common == 0 ? 0 : memcmp(bytes.baseAddress! + aRange.lowerBound, bytes.baseAddress! + bRange.lowerBound, common)
-                return order != 0 ? order < 0 : aRange.count < bRange.count
-            }
+        bytes.withUnsafeBytes { bytes in
+            numbers.sort { Self.precedes(UnsafeRawBufferPointer(rebasing: bytes[range(of: $0)]), UnsafeRawBufferPointer(rebasing: bytes[range(of: $1)])) }
         }
+    }
+
+    /// Whether the path whose UTF-8 bytes are `a` sorts before `b` in the store's order: by bytes, a prefix first.
+    public static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let common = min(a.count, b.count)
+        let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+        return order != 0 ? order < 0 : a.count < b.count
     }
 
     /// Where the bytes of path `number` are in `bytes`.

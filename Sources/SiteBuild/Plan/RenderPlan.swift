@@ -362,7 +362,7 @@ final class RenderPlan: @unchecked Sendable {
         // The new pages that sort before `bytes` (all that are left, for nil), each given to `body`.
         func giveNewPages(before bytes: UnsafeRawBufferPointer?) throws {
             while next < added.count, try entries.withPathBytes(at: added[next], { page in
-                if let bytes, !Self.precedes(page, bytes) { return false }
+                if let bytes, !PathTable.precedes(page, bytes) { return false }
                 try body(page)
                 return true
             }) { next += 1 }
@@ -403,13 +403,6 @@ final class RenderPlan: @unchecked Sendable {
         bytes.count >= pageFileName.count && bytes.suffix(pageFileName.count).elementsEqual(pageFileName)
     }
     private static let pageFileName = Array("index.html".utf8)
-
-    /// Whether the bytes `a` sort before the bytes `b` (a prefix first), as the store orders paths.
-    private static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        let common = min(a.count, b.count)
-        let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-        return order != 0 ? order < 0 : a.count < b.count
-    }
 
     /// The files planned that the last build did not have (called with the lock held).
     private func addedPaths() -> [String] {

@@ -86,13 +86,13 @@ extension PageRenderer {
             if count % pagesPerSitemap == 0 {
                 if count > 0 { try finish(part - 1) }
                 text.removeAll(keepingCapacity: true)
-                text += Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n".utf8)
+                text += Self.urlsetStart
             }
             count += 1
             if only.contains(part) { Self.appendURL(of: page, base: base, to: &text) }
         }
         if count == 0 {
-            text += Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n".utf8)
+            text += Self.urlsetStart
         }
         try finish(max(0, count - 1) / pagesPerSitemap)
     }
@@ -114,6 +114,7 @@ extension PageRenderer {
         text += Self.closeLocation
     }
 
+    private static let urlsetStart = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n".utf8)
     private static let openLocation = Array("<url><loc>".utf8)
     private static let closeLocation = Array("</loc></url>\n".utf8)
 }
