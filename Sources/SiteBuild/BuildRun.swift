@@ -141,7 +141,7 @@ final class BuildRun {
             let kept = verifies ? nil : session?.manifest(stamped: try SiteStore.manifestStamp(in: database))
             // Read in part, a row per page the plan asks about, unless it is to look at every page.
             let partial = kept != nil || verifies || full || history.interrupted
-                ? nil : try ManifestIndex(reading: SiteStore.ManifestReader(database: database))
+                ? nil : try ManifestIndex(reading: SiteStore.ManifestReader(database: database, storePath: storeFile))
             let known = kept ?? partial
             var previous = known == nil ? try SiteStore.pageManifest(in: database) : (paths: [], records: [])
             let fileCount = known?.fileCount ?? previous.paths.count
@@ -155,9 +155,11 @@ final class BuildRun {
     }
 
     /// Lets go of the manifest reader's connection before the build returns, whatever stops it, unless a
-    /// session keeps the index: the plan may be freed later, on the thread that read it.
+    /// session keeps the index: then only the read its lookups shared ends. The plan may be freed later, on
+    /// the thread that read it.
     private func closeManifestReader(of planning: BackgroundWork<(Int, RenderPlan)>) {
-        if session == nil, let (_, plan) = try? planning.value() { plan.manifest.closeReader() }
+        guard let (_, plan) = try? planning.value() else { return }
+        if session == nil { plan.manifest.closeReader() } else { plan.manifest.endRead() }
     }
 }
 

@@ -131,15 +131,31 @@ extension SiteStore {
     /// that looks at a few pages reads their rows, not the manifest whole. Used from one thread at a time.
     public final class ManifestReader: @unchecked Sendable {
         private let database: Database
+        /// Where the store is: `pagePaths` reads on a connection of its own.
+        private let storePath: String
         private static let columns = "path, settings, template, data, hash, owner, section, page, record, key, content"
 
-        /// Reads the manifest of the store `database` is open on.
-        public init(database: Database) {
+        /// Reads the manifest of the store at `storePath`, which `database` is open on.
+        public init(database: Database, storePath: String) {
             self.database = database
+            self.storePath = storePath
+        }
+
+        /// Starts the read the lookups share until `endRead`, unless one is open: a read of its own for each
+        /// of a build's thousands of lookups took the store's locks each time.
+        private func beginRead() throws {
+            if !database.isInsideTransaction { try database.execute("BEGIN") }
+        }
+
+        /// Ends the lookups' read: the next lookup sees the store as it is then (a watch's next build).
+        public func endRead() {
+            database.endReads()
+            if database.isInsideTransaction { try? database.execute("COMMIT") }
         }
 
         /// The counts kept with the manifest; nil when the store keeps none (written before they were).
         public func counts() throws -> ManifestCounts? {
+            try beginRead()
             guard let text = try database.fetchValue("SELECT value FROM sitegen_state WHERE name = 'manifest-counts'")?.stringValue
             else { return nil }
             let numbers = text.split(separator: " ").compactMap { Int($0) }
@@ -151,6 +167,7 @@ extension SiteStore {
 
         /// The entry of the file at `path`; nil when the manifest has none.
         public func file(at path: String) throws -> (String, PageRecord)? {
+            try beginRead()
             var found: (String, PageRecord)?
             try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE path = ?").forEachRow([.text(path)]) { found = Self.file($0) }
             return found
@@ -158,6 +175,7 @@ extension SiteStore {
 
         /// The file of record `id`'s page among `owner`'s; nil when the manifest has none.
         public func page(of owner: String, record id: Int64) throws -> (String, PageRecord)? {
+            try beginRead()
             var found: (String, PageRecord)?
             try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE record = ? AND page = 0 AND owner = ?")
                 .forEachRow([.integer(id), .text(owner)]) { found = Self.file($0) }
@@ -166,6 +184,7 @@ extension SiteStore {
 
         /// Every file of `owner`.
         public func files(ownedBy owner: String, _ body: (String, PageRecord) -> Void) throws {
+            try beginRead()
             try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE owner = ?").forEachRow([.text(owner)]) {
                 let (path, entry) = Self.file($0)
                 body(path, entry)
@@ -175,6 +194,7 @@ extension SiteStore {
         /// The files every build visits: neither listing pages nor detail pages (site files, static files,
         /// aliases, section indexes).
         public func visitedEveryBuild(_ body: (String, PageRecord) -> Void) throws {
+            try beginRead()
             try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE record = 0 AND page = 0").forEachRow {
                 let (path, entry) = Self.file($0)
                 body(path, entry)
@@ -183,14 +203,26 @@ extension SiteStore {
 
         /// The paths of the manifest's pages (`…/index.html`) in the order of their bytes, the table's own,
         /// each as its UTF-8 bytes: the sitemap's, read without decoding the rest of each row or making strings.
+        /// Read on a connection of its own, so that `body` may look files up meanwhile (on other threads too).
         public func pagePaths(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-            try database.cachedStatement("SELECT path FROM sitegen_pages WHERE path GLOB '*index.html' ORDER BY path").forEachRow {
-                try $0.withText(at: 0, body)
+            let database = try Database(path: storePath, readOnly: true)
+            // Told apart here, not by `GLOB '*index.html'`: SQLite's matching of the pattern was half of this read.
+            try database.makeStatement("SELECT path FROM sitegen_pages ORDER BY path").forEachRow { row in
+                try row.withText(at: 0) { path in
+                    if Self.isPagePath(path) { try body(path) }
+                }
             }
         }
 
+        /// Whether the UTF-8 bytes `path` are a page's path, `…/index.html`.
+        private static func isPagePath(_ path: UnsafeRawBufferPointer) -> Bool {
+            path.count >= pageFileName.count && path.suffix(pageFileName.count).elementsEqual(pageFileName)
+        }
+        private static let pageFileName = Array("index.html".utf8)
+
         /// Every file of the manifest.
         public func allFiles(_ body: (String, PageRecord) -> Void) throws {
+            try beginRead()
             try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages").forEachRow {
                 let (path, entry) = Self.file($0)
                 body(path, entry)

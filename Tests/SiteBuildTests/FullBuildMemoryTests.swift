@@ -58,10 +58,11 @@ final class FullBuildMemoryTests: XCTestCase {
         for options in [SiteBuilder.Options(), SiteBuilder.Options(full: true)] {
             let summary = try SiteBuilder(root: site).build(options: options)
             XCTAssertTrue(summary.succeeded, "\(summary.problems)")
-            let store = try SiteStore(path: site.appendingPathComponent(".sitegen/store.sqlite").path)
+            let storePath = site.appendingPathComponent(".sitegen/store.sqlite").path
+            let store = try SiteStore(path: storePath)
             let manifest = try store.pageManifest()
             let whole = ManifestIndex(paths: manifest.paths, entries: manifest.records)
-            let stored = try XCTUnwrap(try SiteStore.ManifestReader(database: store.database).counts())
+            let stored = try XCTUnwrap(try SiteStore.ManifestReader(database: store.database, storePath: storePath).counts())
             XCTAssertEqual(stored, whole.currentCounts, "full: \(options.full)")
             XCTAssertGreaterThan(stored.files, 100)
         }

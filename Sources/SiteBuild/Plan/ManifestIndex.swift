@@ -144,7 +144,15 @@ final class ManifestIndex: @unchecked Sendable {
     /// Lets go of the store connection the rows not read yet would come from: a build whose index no session
     /// keeps closes it before it returns (the last connection to close removes the store's -wal file).
     func closeReader() {
-        lock.withLock { reader = nil }
+        lock.withLock {
+            reader?.endRead()
+            reader = nil
+        }
+    }
+
+    /// Ends the store read the lookups of one build shared: a watch's next build sees the store as it is then.
+    func endRead() {
+        lock.withLock { reader?.endRead() }
     }
 
     /// Every live slot (the manifest read whole first).
@@ -155,22 +163,26 @@ final class ManifestIndex: @unchecked Sendable {
 
     /// Calls `body` with the last build's live page paths (`…/index.html`) in byte order, each as its UTF-8
     /// bytes: read from the store, without indexing them, when the index holds only part of the manifest;
-    /// from the index when it holds all. `body` must not ask the index anything (its lock is held).
+    /// from the index when it holds all. No lock is held while `body` runs, so that it may ask the index.
     func forEachPagePath(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try lock.withLock {
+        let (storeReader, slots) = lock.withLock { () -> (SiteStore.ManifestReader?, [Int]) in
             if let reader {
                 queries += 1
-                return try reader.pagePaths(body)
+                return (reader, [])
             }
             var slots = paths.indices.filter { live[$0] && paths[$0].hasSuffix("index.html") }
             // The store's order, unless slots were laid out afresh or added since.
             if !zip(slots, slots.dropFirst()).allSatisfy({ !paths[$1].utf8.lexicographicallyPrecedes(paths[$0].utf8) }) {
                 slots.sort { paths[$0].utf8.lexicographicallyPrecedes(paths[$1].utf8) }
             }
-            for slot in slots {
-                var path = paths[slot]
-                try path.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
-            }
+            return (nil, slots)
+        }
+        // On a connection of its own: the lookups `body` makes use the reader's.
+        if let storeReader { return try storeReader.pagePaths(body) }
+        // A slot's path stays while the build runs: slots are laid out afresh only between builds.
+        for slot in slots {
+            var path = self.path(at: slot)
+            try path.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
         }
     }
 

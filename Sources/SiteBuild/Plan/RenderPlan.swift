@@ -352,20 +352,30 @@ final class RenderPlan: @unchecked Sendable {
     /// but for redirects, in byte order: the sitemap's entries, one at a time. The last build's are read from
     /// the store as paths alone when the index holds only part of the manifest, and merged with the new.
     /// O(site), for the sitemap when pages came or went; at 1,000,000 records, a list of them as strings was
-    /// a full build's peak of memory (decisions.md 39j). `body` must not call the plan.
+    /// a full build's peak of memory (decisions.md 39j). `body` may plan files that are not pages (the
+    /// sitemap's own): no lock is held while it runs.
     func forEachCurrentPagePath(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let (left, added, entries) = lock.withLock {
-            let left = Set(unplannedSlots().map { manifest.path(at: $0) }).union(redirects)
-            return (left, addedPages(excluding: redirects), changed)
+        let (left, added) = lock.withLock {
+            (Set(unplannedSlots().map { manifest.path(at: $0) }).union(redirects), addedPages(excluding: redirects))
         }
         var next = 0
-        // The new pages that sort before `bytes` (all that are left, for nil), each given to `body`.
+        var page: [UInt8] = []
+        // The new pages that sort before `bytes` (all that are left, for nil), each given to `body`: copied
+        // out, since `body` may plan files, and the plan's entries are not to be copied whole meanwhile.
         func giveNewPages(before bytes: UnsafeRawBufferPointer?) throws {
-            while next < added.count, try entries.withPathBytes(at: added[next], { page in
-                if let bytes, !PathTable.precedes(page, bytes) { return false }
-                try body(page)
-                return true
-            }) { next += 1 }
+            while next < added.count {
+                let due = lock.withLock {
+                    changed.withPathBytes(at: added[next]) { path in
+                        if let bytes, !PathTable.precedes(path, bytes) { return false }
+                        page.removeAll(keepingCapacity: true)
+                        page.append(contentsOf: path)
+                        return true
+                    }
+                }
+                guard due else { return }
+                next += 1
+                try page.withUnsafeBytes { try body($0) }
+            }
         }
         // Most paths are not left out: a path is made a string only when its fingerprint is one of theirs.
         let leftFingerprints = Set(left.map { path in

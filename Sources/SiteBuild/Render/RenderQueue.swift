@@ -36,9 +36,14 @@ final class RenderQueue: @unchecked Sendable {
             self.kept = kept
         }
 
-        /// Closes the worker's connection, if it opened one, or gives it back to those kept for later builds.
+        /// Closes the worker's connection, if it opened one, or gives it back to those kept for later builds;
+        /// either way its read of the store ends first.
         func close() {
-            if let connection, let kept { kept.giveBack(connection) }
+            if let connection {
+                connection.endReads()
+                if connection.isInsideTransaction { try? connection.execute("COMMIT") }
+                kept?.giveBack(connection)
+            }
             connection = nil
         }
 
@@ -46,10 +51,16 @@ final class RenderQueue: @unchecked Sendable {
         /// sees what the build's connection committed: the load, before any page is queued.
         func database() throws -> Database {
             if let connection { return connection }
-            if let taken = kept?.take() {
-                connection = taken
-                return taken
-            }
+            let database = try kept?.take() ?? open()
+            // One read for the whole render: a read of its own for each page took the store's locks and, as
+            // pieces were saved beside it, found the store changed and dropped the connection's cache. The
+            // pieces saved meanwhile are this build's own, which no other page of it asks for.
+            if !database.isInsideTransaction { try database.execute("BEGIN") }
+            connection = database
+            return database
+        }
+
+        private func open() throws -> Database {
             // Pages read rows on workers only in a queue that has a store (`readsStore`).
             guard let storePath else { preconditionFailure("a render queue without a store has no rows to read") }
             let opened = try Database(path: storePath, readOnly: true)
@@ -57,7 +68,6 @@ final class RenderQueue: @unchecked Sendable {
             // them, and this one needs little more than the trees' inner pages. Not mapped either: mapped
             // pages count as the process's memory once per connection (decisions.md 15).
             try opened.execute("PRAGMA cache_size = -4096")
-            connection = opened
             return opened
         }
     }

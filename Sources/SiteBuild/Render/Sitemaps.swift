@@ -6,8 +6,9 @@ extension PageRenderer {
     /// Writes the sitemap: `sitemap.xml` lists every page, or, past `pagesPerSitemap` pages (the sitemaps
     /// protocol allows 50,000 a file), is an index of `sitemap-1.xml`, `sitemap-2.xml`…, which list the
     /// pages that many at a time in path order. They change only when pages come or go: listing them all
-    /// is not redone for edits. When pages came or went, the pages are read one at a time, never listed
-    /// whole: once for each file's fingerprint, and again to write the files whose pages changed.
+    /// is not redone for edits. When pages came or went, the pages are read once, one at a time, never listed
+    /// whole: each file's text is made with its fingerprint and written when the fingerprint is not the last
+    /// build's.
     func renderSitemaps() throws {
         // The limit splits the pages into files: a different limit, different files from the same pages.
         var settings = Fingerprint()
@@ -19,24 +20,19 @@ extension PageRenderer {
                              about: PageRecord(inputs: nil, hash: 0), explain: { "pages added or removed" })
         }
         // The same pages as the last build, in files of the same form: their fingerprints are the last build's.
-        let (pageCount, fingerprints) = try lastSitemapFingerprints() ?? sitemapFingerprints()
+        guard let (pageCount, fingerprints) = lastSitemapFingerprints() else { return try streamSitemaps(plans) }
         guard pageCount > pagesPerSitemap else {
             if plans("sitemap.xml", fingerprints.first ?? Fingerprint().signed) { try writeSitemaps(["sitemap.xml"], only: [0]) }
             return
         }
         let parts = fingerprints.indices.map { "sitemap-\($0 + 1).xml" }
         let changed = Set(parts.indices.filter { plans(parts[$0], fingerprints[$0]) })
-        if plans("sitemap.xml", Fingerprint.of(["sitemapindex"] + parts)) {
-            let base = escapeXML(config.baseURL)
-            var index = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
-            for part in parts { index += "<sitemap><loc>" + base + part + "</loc></sitemap>\n" }
-            try writer.write(index + "</sitemapindex>\n", to: "sitemap.xml")
-        }
+        try writeSitemapIndex(parts, plans)
         if !changed.isEmpty { try writeSitemaps(parts, only: changed) }
     }
 
-    /// How many pages the sitemap lists and the fingerprints of its files (`sitemapFingerprints()`) as the last
-    /// build recorded them, when this build has the same pages and the last build wrote those files; nil otherwise.
+    /// How many pages the sitemap lists and the fingerprints of its files as the last build recorded them,
+    /// when this build has the same pages and the last build wrote those files; nil otherwise.
     private func lastSitemapFingerprints() -> (pages: Int, fingerprints: [Int64])? {
         guard !plan.pageSetChanged() else { return nil }
         let pageCount = plan.currentPageCount()
@@ -51,22 +47,47 @@ extension PageRenderer {
         return (pageCount, fingerprints)
     }
 
-    /// How many pages the sitemap lists, and the fingerprint of each `pagesPerSitemap` of them in order (one
-    /// for no pages).
-    private func sitemapFingerprints() throws -> (pages: Int, fingerprints: [Int64]) {
-        var fingerprints: [Int64] = []
-        var current = Fingerprint()
+    /// Plans the index of the files `parts`, and writes it when they are not the last build's.
+    private func writeSitemapIndex(_ parts: [String], _ plans: (String, Int64) -> Bool) throws {
+        guard plans("sitemap.xml", Fingerprint.of(["sitemapindex"] + parts)) else { return }
+        let base = escapeXML(config.baseURL)
+        var index = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+        for part in parts { index += "<sitemap><loc>" + base + part + "</loc></sitemap>\n" }
+        try writer.write(index + "</sitemapindex>\n", to: "sitemap.xml")
+    }
+
+    /// Plans and writes the sitemap's files in one reading of the pages: each file's text is made as its
+    /// fingerprint is, and written once the next file's first page shows it is a part, or once the pages
+    /// end. One file's text is held at a time.
+    private func streamSitemaps(_ plans: (String, Int64) -> Bool) throws {
+        let base = Array(escapeXML(config.baseURL).utf8)
+        var text = Self.urlsetStart
+        var fingerprint = Fingerprint()
         var count = 0
-        try plan.forEachCurrentPagePath { page in
-            current.combine(bytes: page)
-            count += 1
-            if count % pagesPerSitemap == 0 {
-                fingerprints.append(current.signed)
-                current = Fingerprint()
+        var parts: [String] = []
+        // The file of the pages since the last one, planned as `path`, and written unless the last build's lists them.
+        func finish(as path: String) throws {
+            if plans(path, fingerprint.signed) {
+                text += Self.urlsetEnd
+                try writer.write(Data(text), to: path)
             }
+            text.removeAll(keepingCapacity: true)
+            text += Self.urlsetStart
+            fingerprint = Fingerprint()
         }
-        if count % pagesPerSitemap != 0 || count == 0 { fingerprints.append(current.signed) }
-        return (count, fingerprints)
+        try plan.forEachCurrentPagePath { page in
+            if count > 0 && count % pagesPerSitemap == 0 {
+                parts.append("sitemap-\(parts.count + 1).xml")
+                try finish(as: parts[parts.count - 1])
+            }
+            fingerprint.combine(bytes: page)
+            count += 1
+            Self.appendURL(of: page, base: base, to: &text)
+        }
+        guard !parts.isEmpty else { return try finish(as: "sitemap.xml") }
+        parts.append("sitemap-\(parts.count + 1).xml")
+        try finish(as: parts[parts.count - 1])
+        try writeSitemapIndex(parts, plans)
     }
 
     /// Writes the files at `paths` whose numbers are in `only`, file N listing the pages N × `pagesPerSitemap`
@@ -78,7 +99,7 @@ extension PageRenderer {
         // The file the pages so far make, written when it is one of `only`.
         func finish(_ part: Int) throws {
             guard only.contains(part) else { return }
-            text += Array("</urlset>\n".utf8)
+            text += Self.urlsetEnd
             try writer.write(Data(text), to: paths[part])
         }
         try plan.forEachCurrentPagePath { page in
@@ -115,6 +136,7 @@ extension PageRenderer {
     }
 
     private static let urlsetStart = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n".utf8)
+    private static let urlsetEnd = Array("</urlset>\n".utf8)
     private static let openLocation = Array("<url><loc>".utf8)
     private static let closeLocation = Array("</loc></url>\n".utf8)
 }
