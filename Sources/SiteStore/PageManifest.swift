@@ -182,6 +182,17 @@ extension SiteStore {
             return found
         }
 
+        /// Every file whose path starts with `folder` + "/", in path order: one range of the table.
+        public func files(under folder: String, _ body: (String, PageRecord) -> Void) throws {
+            try beginRead()
+            // Every path that starts with "folder/" sorts between it and "folder0".
+            try database.cachedStatement("SELECT \(Self.columns) FROM sitegen_pages WHERE path > ? AND path < ?")
+                .forEachRow([.text(folder + "/"), .text(folder + "0")]) {
+                    let (path, entry) = Self.file($0)
+                    body(path, entry)
+                }
+        }
+
         /// Every file of `owner`.
         public func files(ownedBy owner: String, _ body: (String, PageRecord) -> Void) throws {
             try beginRead()

@@ -75,6 +75,18 @@ final class DeltaPlanTests: XCTestCase {
         XCTAssertGreaterThan(added.pagesLookedAt, 500, "every page of the listing shifts")
         XCTAssertLessThanOrEqual(added.manifestQueries, added.pagesLookedAt, "at most one query a page looked at: \(added.pagesLookedAt) pages")
         try assertSameAsCleanBuild("after a record added at the top")
+
+        // As a process of its own (no index kept, the controllers from their caches), the listing's shifted
+        // pages are read from the store's manifest in one query, not one a page.
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        rows.append("Bank 10001,Town 2,\(states[1]),110001,Acquirer,2099-12-31,10001,Newer.")
+        try (rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        let process = try SiteBuilder(root: site).build()
+        XCTAssertTrue(process.succeeded, "\(process.problems)")
+        XCTAssertGreaterThan(process.pagesLookedAt, 500, "every page of the listing shifts")
+        XCTAssertLessThan(process.pagesLookedAt, 1_000, "\(process.pagesLookedAt) pages looked at")
+        XCTAssertLessThanOrEqual(process.manifestQueries, process.pagesLookedAt / 10, "\(process.pagesLookedAt) pages looked at")
+        try assertSameAsCleanBuild("after a record added at the top, as a process")
     }
 
     /// A watch's builds (one session: controllers and manifest in memory) equal clean builds over random

@@ -26,6 +26,10 @@ extension PageRenderer {
                      markdownSummary: Bool) throws -> [Int] {
         guard let visit else { return Array(1...paginator.pageCount) }
         var numbers = visit.pages(ofSection: section, paginator)
+        // Most of a section's older pages to look at (a record new at the top shifts them all): read in one query.
+        if numbers.count >= 16, numbers.count * 4 >= paginator.pageCount {
+            plan.readAhead(folder: String(paginator.basePath.dropFirst()) + "page")
+        }
         if visit.sections[section]?.countChanged == true {
             // Every page up to the new count is planned (`numbers`), and planning a page visits its files;
             // only the pages past it are visited here, so that they go. Visiting every old page looked each

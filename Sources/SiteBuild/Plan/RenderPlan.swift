@@ -87,6 +87,9 @@ final class RenderPlan: @unchecked Sendable {
         manifest.slot(of: path).map { manifest.entry(at: $0) }
     }
 
+    /// Reads the last build's files under `folder` at once, for a plan about to look most of them up.
+    func readAhead(folder: String) { manifest.readFolder(folder) }
+
     /// The key of the record of `owner` this build planned at `path`, if one is (a detail page of its own).
     func plannedRecordKey(of path: String, owner: String) -> String? {
         lock.withLock { changed[path].flatMap { $0.owner == owner && $0.record != 0 ? $0.key : nil } }
