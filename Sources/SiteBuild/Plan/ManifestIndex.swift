@@ -32,7 +32,8 @@ final class ManifestIndex: @unchecked Sendable {
     private var missingRecords = Set<String>()
     /// The owners whose every file is read.
     private var ownersRead = Set<String>()
-    /// The folders whose every file is read (`readFolder`), each with its trailing "/".
+    /// The folders whose every file is read (`readFolder`), each with its trailing "/": compared as bytes,
+    /// as the store's range of them is.
     private var foldersRead: [String] = []
     /// How many times the store was asked for files (by path, by record, by owner, or all of them): a build's
     /// cost in the manifest, which follows what it plans.
@@ -87,7 +88,7 @@ final class ManifestIndex: @unchecked Sendable {
     func slot(of path: String) -> Int? {
         lock.withLock {
             if let slot = index[path] { return slot }
-            guard let reader, !missingPaths.contains(path), !foldersRead.contains(where: { path.hasPrefix($0) }) else { return nil }
+            guard let reader, !missingPaths.contains(path), !foldersRead.contains(where: { path.utf8.starts(with: $0.utf8) }) else { return nil }
             queries += 1
             guard let (found, entry) = try? reader.file(at: path) else {
                 missingPaths.insert(path)
@@ -117,7 +118,7 @@ final class ManifestIndex: @unchecked Sendable {
     func readFolder(_ folder: String) {
         lock.withLock {
             let prefix = folder + "/"
-            guard let reader, !foldersRead.contains(where: { prefix.hasPrefix($0) }) else { return }
+            guard let reader, !foldersRead.contains(where: { prefix.utf8.starts(with: $0.utf8) }) else { return }
             queries += 1
             // Only a folder read through is known whole: a path not found in it is then not asked for.
             guard (try? reader.files(under: folder) { path, entry in if index[path] == nil { append(path, entry, counted: false) } }) != nil

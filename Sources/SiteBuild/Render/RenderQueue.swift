@@ -52,11 +52,12 @@ final class RenderQueue: @unchecked Sendable {
         func database() throws -> Database {
             if let connection { return connection }
             let database = try kept?.take() ?? open()
+            // Kept before the read begins: `close` gives a session's connection back whatever happens next.
+            connection = database
             // One read for the whole render: a read of its own for each page took the store's locks and, as
             // pieces were saved beside it, found the store changed and dropped the connection's cache. The
             // pieces saved meanwhile are this build's own, which no other page of it asks for.
             if !database.isInsideTransaction { try database.execute("BEGIN") }
-            connection = database
             return database
         }
 
