@@ -225,8 +225,8 @@ extension SiteStore {
             }
         }
 
-        /// Whether the UTF-8 bytes `path` are a page's path, `…/index.html`.
-        private static func isPagePath(_ path: UnsafeRawBufferPointer) -> Bool {
+        /// Whether the UTF-8 bytes `path` are a page's path, `…/index.html`: a sitemap's entry.
+        public static func isPagePath(_ path: UnsafeRawBufferPointer) -> Bool {
             path.count >= pageFileName.count && path.suffix(pageFileName.count).elementsEqual(pageFileName)
         }
         private static let pageFileName = Array("index.html".utf8)

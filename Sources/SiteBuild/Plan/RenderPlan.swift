@@ -404,18 +404,12 @@ final class RenderPlan: @unchecked Sendable {
         // A first build has no manifest to look pages up in: every page it plans is new.
         let manifest = manifest.fileCount == 0 ? nil : manifest
         return changed.numbersInPathOrder { bytes in
-            guard Self.isPagePath(bytes) else { return false }
+            guard SiteStore.ManifestReader.isPagePath(bytes) else { return false }
             guard manifest != nil || !excluded.isEmpty else { return true }
             let path = String(decoding: bytes, as: UTF8.self)
             return !excluded.contains(path) && manifest?.slot(of: path) == nil
         }
     }
-
-    /// Whether the path whose UTF-8 bytes are `bytes` is a page's, `…/index.html`.
-    private static func isPagePath(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= pageFileName.count && bytes.suffix(pageFileName.count).elementsEqual(pageFileName)
-    }
-    private static let pageFileName = Array("index.html".utf8)
 
     /// The files planned that the last build did not have (called with the lock held).
     private func addedPaths() -> [String] {
