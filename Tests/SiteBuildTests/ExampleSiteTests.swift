@@ -124,6 +124,14 @@ final class ExampleSiteTests: XCTestCase {
         XCTAssertFalse(edit.rendered.contains { $0.path.hasPrefix("sitemap") }, "\(edit.rendered.map(\.path))")
         XCTAssertTrue(edit.rendered.contains { $0.path.hasPrefix("about/") }, "\(edit.rendered.map(\.path))")
 
+        // A new base URL, with the same pages: every part is written again, with the new addresses.
+        let config = site.appendingPathComponent("sitegen.yml")
+        try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "https://failedbanks.example.org/", with: "https://banks.example.net/")
+            .write(to: config, atomically: true, encoding: .utf8)
+        let moved = try SiteBuilder(root: site).build(options: options)
+        XCTAssertTrue(moved.rendered.contains { $0.path == "sitemap-1.xml" }, "\(moved.rendered.map(\.path))")
+        XCTAssertTrue(try locations("sitemap-1.xml").allSatisfy { $0.hasPrefix("https://banks.example.net/") })
+
         // What a build from nothing writes.
         let clean = FileManager.default.temporaryDirectory.appendingPathComponent("sitegen-clean-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: clean) }

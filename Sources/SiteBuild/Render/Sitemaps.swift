@@ -21,14 +21,16 @@ extension PageRenderer {
         }
         // The same pages as the last build, in files of the same form: their fingerprints are the last build's.
         guard let (pageCount, fingerprints) = lastSitemapFingerprints() else { return try streamSitemaps(plans) }
-        guard pageCount > pagesPerSitemap else {
-            if plans("sitemap.xml", fingerprints.first ?? Fingerprint().signed) { try writeSitemaps(["sitemap.xml"], only: [0]) }
-            return
+        let changed: Set<String>
+        if pageCount > pagesPerSitemap {
+            let parts = fingerprints.indices.map { "sitemap-\($0 + 1).xml" }
+            changed = Set(parts.indices.filter { plans(parts[$0], fingerprints[$0]) }.map { parts[$0] })
+            try writeSitemapIndex(parts, plans)
+        } else {
+            changed = plans("sitemap.xml", fingerprints.first ?? Fingerprint().signed) ? ["sitemap.xml"] : []
         }
-        let parts = fingerprints.indices.map { "sitemap-\($0 + 1).xml" }
-        let changed = Set(parts.indices.filter { plans(parts[$0], fingerprints[$0]) })
-        try writeSitemapIndex(parts, plans)
-        if !changed.isEmpty { try writeSitemaps(parts, only: changed) }
+        // Planned already: the pages are read again only to write the files that changed (settings did).
+        if !changed.isEmpty { try streamSitemaps { path, _ in changed.contains(path) } }
     }
 
     /// How many pages the sitemap lists and the fingerprints of its files as the last build recorded them,
@@ -57,8 +59,8 @@ extension PageRenderer {
     }
 
     /// Plans and writes the sitemap's files in one reading of the pages: each file's text is made as its
-    /// fingerprint is, and written once the next file's first page shows it is a part, or once the pages
-    /// end. One file's text is held at a time.
+    /// fingerprint is, and written, when `plans` says so, once the next file's first page shows it is a
+    /// part, or once the pages end. One file's text is held at a time.
     private func streamSitemaps(_ plans: (String, Int64) -> Bool) throws {
         let base = Array(escapeXML(config.baseURL).utf8)
         var text = Self.urlsetStart
@@ -88,34 +90,6 @@ extension PageRenderer {
         parts.append("sitemap-\(parts.count + 1).xml")
         try finish(as: parts[parts.count - 1])
         try writeSitemapIndex(parts, plans)
-    }
-
-    /// Writes the files at `paths` whose numbers are in `only`, file N listing the pages N × `pagesPerSitemap`
-    /// on: one file's text is held at a time.
-    private func writeSitemaps(_ paths: [String], only: Set<Int>) throws {
-        let base = Array(escapeXML(config.baseURL).utf8)
-        var text: [UInt8] = []
-        var count = 0
-        // The file the pages so far make, written when it is one of `only`.
-        func finish(_ part: Int) throws {
-            guard only.contains(part) else { return }
-            text += Self.urlsetEnd
-            try writer.write(Data(text), to: paths[part])
-        }
-        try plan.forEachCurrentPagePath { page in
-            let part = count / pagesPerSitemap
-            if count % pagesPerSitemap == 0 {
-                if count > 0 { try finish(part - 1) }
-                text.removeAll(keepingCapacity: true)
-                text += Self.urlsetStart
-            }
-            count += 1
-            if only.contains(part) { Self.appendURL(of: page, base: base, to: &text) }
-        }
-        if count == 0 {
-            text += Self.urlsetStart
-        }
-        try finish(max(0, count - 1) / pagesPerSitemap)
     }
 
     /// Appends the `<url>` line of the page whose path's UTF-8 bytes are `page` (`…/index.html`) to `text`.
