@@ -33,6 +33,9 @@ public struct BuildSummary: Sendable {
     /// How many times the build asked the store's page manifest for files (by path, record or owner, or all of
     /// them): what the plan looked up, not the whole manifest, when the deltas drive it.
     public var manifestQueries = 0
+    /// How many old files the writer read to compare with a page's new bytes: those of the same size whose
+    /// bytes the last build did not record as other than the new ones.
+    public var oldFilesRead = 0
     /// Pages kept from the last build without rendering (with their feeds and Markdown twins): their inputs had not changed.
     public var pagesKept = 0
     /// Files written (or, in a dry run, that would be) because their bytes changed, in no particular order

@@ -255,6 +255,30 @@ final class DeltaPlanTests: XCTestCase {
         try assertSameAsCleanBuild("after a bank edited and one added")
     }
 
+    /// Banks whose every field has the same width: a new bank at the top shifts every listing page by a row
+    /// and leaves each page's size as it was. The writer knows the old bytes hash otherwise (the manifest has
+    /// their hash), so it writes the pages without reading their old files to compare.
+    func testAShiftedPageOfTheSameSizeIsWrittenWithoutReadingItsOldFile() throws {
+        var rows = ["name,city,state,cert,acquirer,closing_date,fund,notes"] + (0..<2_000).map { number in
+            let day = String(format: "20%02d-%02d-%02d", number % 24, number % 12 + 1, number % 28 + 1)
+            return "Bank \(1_000 + number),Town \(100 + number % 300),S\(number % 7),\(100_000 + number),Acquirer,\(day),\(1_000 + number),Notes."
+        }
+        try writeBanks(rows)
+        XCTAssertTrue(try SiteBuilder(root: site).build().succeeded)
+        let before = try String(contentsOf: site.appendingPathComponent("output/page/50/index.html"), encoding: .utf8)
+
+        rows.append("Bank 9999,Town 999,S1,999999,Acquirer,2099-12-31,9999,Notes.")
+        try writeBanks(rows)
+        let shifted = try SiteBuilder(root: site).build()
+        XCTAssertTrue(shifted.succeeded, "\(shifted.problems)")
+        let after = try String(contentsOf: site.appendingPathComponent("output/page/50/index.html"), encoding: .utf8)
+        XCTAssertNotEqual(after, before, "the page shifted")
+        XCTAssertEqual(after.utf8.count, before.utf8.count, "and kept its size")
+        XCTAssertGreaterThanOrEqual(shifted.writtenPaths.filter { $0.hasPrefix("page/") }.count, 99, "every page of the listing is written")
+        XCTAssertLessThanOrEqual(shifted.oldFilesRead, 5, "old files read to compare: \(shifted.oldFilesRead)")
+        try assertSameAsCleanBuild("after a bank of the same width added at the top")
+    }
+
     /// A listing's pieces are kept in its rows' order; a bank that moves or goes leaves its old piece where
     /// it was, and the page rendered over that place drops it: the pieces stay about one a row, not one
     /// per place a row ever had.

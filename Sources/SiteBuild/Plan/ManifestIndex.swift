@@ -83,6 +83,10 @@ final class ManifestIndex: @unchecked Sendable {
     func entry(at slot: Int) -> PageRecord { lock.withLock { entries[slot] } }
     /// Whether `slot` still holds a file.
     func isLive(_ slot: Int) -> Bool { lock.withLock { live[slot] } }
+    /// The hash of the bytes the last build wrote at `path`, when the index has read its row (the store is not asked).
+    func knownHash(of path: String) -> Int64? {
+        lock.withLock { index[path].flatMap { live[$0] ? entries[$0].hash : nil } }
+    }
 
     /// The slot of the file at `path`.
     func slot(of path: String) -> Int? {

@@ -87,6 +87,9 @@ final class RenderPlan: @unchecked Sendable {
         manifest.slot(of: path).map { manifest.entry(at: $0) }
     }
 
+    /// The hash of the bytes the last build wrote at `path`, if the plan has looked the file up.
+    func lastHash(of path: String) -> Int64? { manifest.knownHash(of: path) }
+
     /// Reads the last build's files under `folder` at once, for a plan about to look most of them up.
     func readAhead(folder: String) { manifest.readFolder(folder) }
 

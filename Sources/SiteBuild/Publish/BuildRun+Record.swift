@@ -55,6 +55,7 @@ extension BuildRun {
         summary.pagesKept = plan.kept
         summary.pagesLookedAt = plan.pagesLookedAt
         summary.manifestQueries = plan.manifestQueries
+        summary.oldFilesRead = writer.oldFilesRead
         summary.listItemsReused = pieceSink?.reused ?? 0
         summary.listItemsRendered = pieceSink?.rendered ?? 0
         summary.writtenFiles = writer.renderedFiles

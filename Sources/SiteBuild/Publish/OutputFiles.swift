@@ -33,6 +33,7 @@ struct OutputFiles {
         let madeHere = Set(history.leftHere).union(history.interrupted ? newFiles.files() : [])
         writer.madeByLastBuilds = { plan.previous($0) != nil || madeHere.contains($0) }
         writer.claimedByThisBuild = { plan.claimant(of: [$0]) != nil }
+        writer.lastHash = { plan.lastHash(of: $0) }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         writer.spares = SpareFiles(folder: storeFolder.appendingPathComponent("spare").path,
                                    outputRoot: folder.path, capacity: max(64, previousCount / 10), remembered: session?.spareListing)

@@ -16,6 +16,7 @@ final class OutputWriter: @unchecked Sendable {
     private let lock = NSLock()
     private var writtenCount = 0
     private var unchangedCount = 0
+    private var oldFilesReadCount = 0
     /// Every file this build rendered, with its content hash and whether it was written (decisions.md 39g).
     private var files = WrittenFiles()
 
@@ -23,6 +24,8 @@ final class OutputWriter: @unchecked Sendable {
     var written: Int { lock.withLock { writtenCount } }
     /// Files whose bytes were already there.
     var unchanged: Int { lock.withLock { unchangedCount } }
+    /// Old files read to compare their bytes with a page's new ones.
+    var oldFilesRead: Int { lock.withLock { oldFilesReadCount } }
     /// Every file (relative to `root`) this build rendered, with its content hash: a copy, which costs
     /// nothing while the writer writes no more.
     var renderedFiles: WrittenFiles { lock.withLock { files } }
@@ -57,6 +60,9 @@ final class OutputWriter: @unchecked Sendable {
     /// Whether this build has the file at a path (relative), written or kept as the last build left it:
     /// such a file is never moved aside, and a file and a folder of this build at one path are an error.
     var claimedByThisBuild: @Sendable (String) -> Bool = { _ in false }
+    /// The hash of the bytes the last build wrote at a path (relative), when the plan knows it: a page whose
+    /// new bytes hash otherwise is written without reading the old file to compare.
+    var lastHash: @Sendable (String) -> Int64? = { _ in nil }
     /// Told of a file of this build taken back because this build has a folder at its path (holding the
     /// file named second): the plan leaves it out and reports it.
     var onWithdraw: @Sendable (String, String) -> Void = { _, _ in }
@@ -111,8 +117,10 @@ final class OutputWriter: @unchecked Sendable {
         let fullPath = rootPath + "/" + path
         // In a folder this build made (or below one), a page is new: looking for the file is a system call
         // per page of a first build (a twentieth of the workers' time at 100,000 records) that finds nothing.
-        var device: UInt64 = 0
-        let existing = isInMadeFolder(path) ? .missing : Self.compare(fileAt: fullPath, with: data, device: &device)
+        var device: UInt64 = 0, readOld = false
+        let existing = isInMadeFolder(path) ? .missing
+            : Self.compare(fileAt: fullPath, with: data, device: &device, knownDifferent: lastHash(path).map { $0 != hash } ?? false, read: &readOld)
+        if readOld { lock.withLock { oldFilesReadCount += 1 } }
         // Something that is no file stands there (a folder of the last build's files): looked at again before publishing.
         if existing == .other { _ = lock.withLock { obstructed.insert(fullPath) } }
         if existing == .same {
@@ -169,16 +177,16 @@ final class OutputWriter: @unchecked Sendable {
         let failureLock = NSLock()
         nonisolated(unsafe) var failure: (any Error)?
         nonisolated(unsafe) var placed: [Placed] = []
-        let lanes = min(files.count, ProcessInfo.processInfo.activeProcessorCount * 2)
-        // Counted by every lane, reported by the first alone (the throttle is not shared between threads).
+        let lanes = PublishLanes(files)
+        // Counted by every lane, reported by the one with the most files (the throttle is not shared between threads).
         let placedCount = Atomic<Int>(0)
         nonisolated(unsafe) let meter = ProgressThrottle(step: URL(fileURLWithPath: rootPath).lastPathComponent + "/", total: files.count, report: progress,
                                                            interval: progressInterval)
         meter.unit = "files"
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+        DispatchQueue.concurrentPerform(iterations: lanes.count) { lane in
             var done: [Placed] = []
-            for index in stride(from: lane, to: files.count, by: lanes) {
-                if lane == 0 { meter.advance(to: placedCount.load(ordering: .relaxed)) }
+            for index in lanes.items(of: lane) {
+                if lane == lanes.busiest { meter.advance(to: placedCount.load(ordering: .relaxed)) }
                 defer { placedCount.add(1, ordering: .relaxed) }
                 // Once a file could not be placed, no other is: those placed are taken back.
                 if failureLock.withLock({ failure != nil }) { break }
@@ -196,7 +204,7 @@ final class OutputWriter: @unchecked Sendable {
         }
         meter.finish()
         guard let failure else {
-            release(placed, of: files, lanes: lanes)
+            release(placed, of: files, lanes: lanes.count)
             return
         }
         let renamedOver = placed.filter { $0.how == .final }.count
@@ -204,7 +212,7 @@ final class OutputWriter: @unchecked Sendable {
             // A page renamed over its old file (a file system that cannot exchange: NFS, FAT) cannot go
             // back, so none does: the pages placed stay together, with the new pages they link to, and
             // the error says how many.
-            release(placed, of: files, lanes: lanes)
+            release(placed, of: files, lanes: lanes.count)
             for item in files.items where !files.isSpare(item) { unlink(files.file(of: item)) }
             let path = (failure as? CocoaError)?.userInfo[NSFilePathErrorKey] as? String ?? rootPath
             let reason = (failure as? CocoaError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(failure)"
@@ -281,6 +289,35 @@ final class OutputWriter: @unchecked Sendable {
         if let known = stagingThreads.lastIndex(of: thread) { return UInt32(known) }
         stagingThreads.append(thread)
         return UInt32(stagingThreads.count - 1)
+    }
+
+    /// How `publish()` shares the staged files between threads. A temporary file beside its page is renamed in
+    /// one folder, and such renames run side by side; a spare is exchanged across folders, and Linux makes every
+    /// such rename on a file system wait for one lock, so the spares go on one lane of their own (four lanes
+    /// spent a third of their time spinning on that lock in a 100,000-record round; decisions.md 39l).
+    private struct PublishLanes {
+        /// The staged files' indexes that are temporary files, and those that are spares.
+        private let beside: [Int], spares: [Int]
+        /// How many lanes take the files beside their pages.
+        private let besideLanes: Int
+
+        init(_ files: StagedFiles) {
+            let indexes = files.items.indices
+            spares = indexes.filter { files.isSpare(files.items[$0]) }
+            beside = spares.isEmpty ? Array(indexes) : indexes.filter { !files.isSpare(files.items[$0]) }
+            besideLanes = min(beside.count, ProcessInfo.processInfo.activeProcessorCount * 2)
+        }
+
+        /// How many lanes there are.
+        var count: Int { besideLanes + (spares.isEmpty ? 0 : 1) }
+        /// The lane with the most files: the spares' when they outnumber a lane of the others.
+        var busiest: Int { !spares.isEmpty && spares.count * besideLanes >= beside.count ? besideLanes : 0 }
+
+        /// The indexes of the staged files lane `lane` places: the spares on the last lane, the others strided.
+        func items(of lane: Int) -> [Int] {
+            guard lane < besideLanes else { return spares }
+            return stride(from: lane, to: beside.count, by: besideLanes).map { beside[$0] }
+        }
     }
 
     /// Staged files with what names them, taken from the writer for publishing or discarding.
@@ -555,15 +592,19 @@ final class OutputWriter: @unchecked Sendable {
     /// What a file on disk holds, next to the bytes a page is to have.
     private enum Existing { case missing, other, different, same }
 
-    /// Whether the file at `path` has exactly `data`; a missing file or one of another size is not read.
-    private static func compare(fileAt path: String, with data: Data, device: inout UInt64) -> Existing {
+    /// Whether the file at `path` has exactly `data`; a missing file, one of another size, or one `knownDifferent`
+    /// (the last build wrote other bytes there) is not read.
+    private static func compare(fileAt path: String, with data: Data, device: inout UInt64, knownDifferent: Bool,
+                                read: inout Bool) -> Existing {
         // Looked at by its status first: a shifted list page nearly always has another size, and is then not
         // opened (opening it was half of this in a 100,000-record mutation round).
         var status = stat()
         guard stat(path, &status) == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
         guard status.st_mode & S_IFMT == S_IFREG else { return .other }
         device = UInt64(status.st_dev)
-        guard Int(status.st_size) == data.count else { return .different }
+        // A shifted page of fixed-width rows often keeps its size: its old bytes hash otherwise, so reading them
+        // would only confirm it (and read them from the disk once the cache has let them go).
+        guard Int(status.st_size) == data.count, !knownDifferent else { return .different }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
         defer { close(descriptor) }
@@ -571,6 +612,7 @@ final class OutputWriter: @unchecked Sendable {
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .other }
         guard Int(status.st_size) == data.count else { return .different }
         var existing = Data(count: data.count)
+        read = true
         let count = existing.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress!, $0.count) }
         return count == data.count && existing == data ? .same : .different
     }
